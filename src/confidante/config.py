@@ -1,0 +1,71 @@
+"""Configuration: environment (`CONFIDANTE_*`), an optional TOML file, then defaults.
+
+Precedence, highest first: explicit arguments, environment variables, the TOML file
+named by `CONFIDANTE_CONFIG` (or `~/.config/confidante/config.toml`), defaults.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from .model import normalize_actor
+
+
+def _xdg(var: str, fallback: str) -> Path:
+    return Path(os.environ.get(var) or Path.home() / fallback)
+
+
+def default_db_path() -> Path:
+    return _xdg("XDG_DATA_HOME", ".local/share") / "confidante" / "memory.db"
+
+
+def default_config_path() -> Path:
+    return Path(
+        os.environ.get("CONFIDANTE_CONFIG")
+        or _xdg("XDG_CONFIG_HOME", ".config") / "confidante" / "config.toml"
+    )
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="CONFIDANTE_", extra="ignore")
+
+    owner_ids: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    master_key: SecretStr | None = None
+    db: Path = Field(default_factory=default_db_path)
+    default_ttl_days: float = 30.0  # T2 facts expire; the tiered model's default
+    owner_ttl_days: float | None = None  # a deployment may keep owner facts longer
+
+    @field_validator("owner_ids", mode="before")
+    @classmethod
+    def _split_owner_ids(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = [v for v in (p.strip() for p in value.split(",")) if v]
+        return value
+
+    @field_validator("owner_ids")
+    @classmethod
+    def _valid_owner_ids(cls, value: list[str]) -> list[str]:
+        return [normalize_actor(v) for v in value]
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        toml = TomlConfigSettingsSource(settings_cls, toml_file=default_config_path())
+        return (init_settings, env_settings, toml)

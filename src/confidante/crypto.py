@@ -1,0 +1,87 @@
+"""Encryption at rest: AES-256-GCM via `cryptography`, envelope keys, keyed identities.
+
+A master key wraps one data key per partition and the installation secret. Every
+ciphertext carries associated data naming where it belongs, so a blob moved to another
+partition or row fails to decrypt instead of yielding someone else's text.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import os
+from pathlib import Path
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from .errors import IntegrityError, InvalidMasterKey, MasterKeyMissing
+
+KEY_BYTES = 32
+_NONCE_BYTES = 12
+_FORMAT = b"\x01"  # leading version byte, so the format can change without guessing
+
+
+def new_key() -> bytes:
+    return os.urandom(KEY_BYTES)
+
+
+def parse_master_key(value: bytes | str) -> bytes:
+    """Accept 32 raw bytes or their base64 text; refuse anything else without echoing it."""
+    if isinstance(value, bytes | bytearray) and len(value) == KEY_BYTES:
+        return bytes(value)
+    try:
+        text = value.decode("ascii") if isinstance(value, bytes | bytearray) else str(value)
+        raw = base64.b64decode(text.strip(), validate=True)
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        raise InvalidMasterKey("the master key must be 32 bytes, or their base64") from None
+    if len(raw) != KEY_BYTES:
+        raise InvalidMasterKey("the master key must be 32 bytes, or their base64")
+    return raw
+
+
+def encode_key(key: bytes) -> str:
+    return base64.b64encode(key).decode("ascii")
+
+
+def seal(key: bytes, plaintext: bytes, aad: bytes) -> bytes:
+    nonce = os.urandom(_NONCE_BYTES)
+    return _FORMAT + nonce + AESGCM(key).encrypt(nonce, plaintext, aad)
+
+
+def open_sealed(key: bytes, blob: bytes, aad: bytes) -> bytes:
+    if len(blob) < 1 + _NONCE_BYTES + 16 or blob[:1] != _FORMAT:
+        raise IntegrityError("ciphertext is malformed")
+    nonce = blob[1 : 1 + _NONCE_BYTES]
+    try:
+        return AESGCM(key).decrypt(nonce, bytes(blob[1 + _NONCE_BYTES :]), aad)
+    except InvalidTag:
+        raise IntegrityError("ciphertext failed authentication") from None
+
+
+def keyed_id(secret: bytes, domain: str, raw: str) -> str:
+    """HMAC-SHA256 of an id under the installation secret; never a bare, enumerable hash."""
+    return hmac.new(secret, f"{domain}\x00{raw}".encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def key_file_for(db_path: Path) -> Path:
+    return db_path.with_name(db_path.name + ".key")
+
+
+def write_key_file(path: Path, key: bytes) -> None:
+    """Create the key file with mode 0600; never overwrite an existing key."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(encode_key(key) + "\n")
+
+
+def read_key_file(path: Path) -> bytes:
+    try:
+        return parse_master_key(path.read_text().strip())
+    except FileNotFoundError:
+        raise MasterKeyMissing(
+            "no master key: set CONFIDANTE_MASTER_KEY or run `confidante init`"
+        ) from None

@@ -1,0 +1,107 @@
+"""The in-memory partition index: decrypted facts plus keyword postings, per partition.
+
+Built once per partition version and cached; a write anywhere (this process or another
+sharing the database) bumps the version and the next read rebuilds that partition only.
+Nothing here is ever written to disk.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .model import Fact, OriginKind
+from .policy import Grant, PartitionRef
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+STOPWORDS = frozenset(
+    {
+        "a", "an", "and", "are", "as", "at", "be", "but", "by", "did", "do", "does", "for", "from",
+        "had", "has", "have", "he", "her", "him", "his", "how", "i", "if", "in", "into", "is",
+        "it", "its", "me", "my", "of", "on", "or", "our", "she", "so", "than", "that", "the",
+        "their", "them", "then", "there", "these", "they", "this", "to", "was", "we", "were",
+        "what", "when", "where", "which", "who", "whom", "why", "will", "with", "you", "your",
+    }
+)
+
+
+def tokenize(text: str) -> list[str]:
+    out = []
+    for w in _WORD.findall(text.lower()):
+        if w in STOPWORDS:
+            continue
+        if len(w) > 3 and w.endswith("'s"):
+            w = w[:-2]
+        out.append(w)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedFact:
+    """A decrypted fact with the keyed metadata the read rule needs."""
+
+    fact: Fact
+    origin_kind: OriginKind
+    origin_key: str | None
+    author_key: str | None
+    subject_key: str | None
+    created_ms: int
+    expires_ms: int | None
+
+
+_NEVER = np.iinfo(np.int64).max
+
+
+@dataclass
+class PartitionIndex:
+    ref: PartitionRef
+    version: int
+    facts: list[IndexedFact]
+    lengths: np.ndarray = field(init=False)
+    postings: dict[str, tuple[np.ndarray, np.ndarray]] = field(init=False)
+    created: np.ndarray = field(init=False)
+    expires: np.ndarray = field(init=False)
+    _masks: dict[Grant, np.ndarray] = field(init=False, default_factory=dict)
+    extras: dict[str, object] = field(init=False, default_factory=dict)  # other rankers' data
+
+    def __post_init__(self) -> None:
+        lengths = np.zeros(len(self.facts), dtype=np.float32)
+        post: dict[str, list[tuple[int, int]]] = defaultdict(list)
+        for i, f in enumerate(self.facts):
+            terms = Counter(tokenize(f.fact.text))
+            lengths[i] = sum(terms.values())
+            for term, tf in terms.items():
+                post[term].append((i, tf))
+        self.lengths = lengths
+        self.postings = {
+            t: (np.fromiter((i for i, _ in p), np.int32, len(p)),
+                np.fromiter((c for _, c in p), np.float32, len(p)))
+            for t, p in post.items()
+        }
+        self.created = np.fromiter((f.created_ms for f in self.facts), np.int64, len(self.facts))
+        self.expires = np.fromiter(
+            (f.expires_ms if f.expires_ms is not None else _NEVER for f in self.facts),
+            np.int64,
+            len(self.facts),
+        )
+
+    def __len__(self) -> int:
+        return len(self.facts)
+
+    def mask(self, grant: Grant, now_ms: int) -> np.ndarray:
+        """Which facts the grant admits and have not expired."""
+        m = self._masks.get(grant)
+        if m is None:
+            if grant.origins is None:
+                m = np.ones(len(self.facts), dtype=bool)
+            else:
+                m = np.fromiter(
+                    (grant.admits(f.origin_kind, f.origin_key) for f in self.facts),
+                    bool,
+                    len(self.facts),
+                )
+            self._masks[grant] = m
+        return m & (self.expires > now_ms)

@@ -1,0 +1,222 @@
+"""Values of the design's vocabulary: actors, contexts, scopes, tiers, facts, hits.
+
+Everything here is an immutable value with validation at construction, so a malformed
+actor or context is refused where it enters, with a stable error code.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+
+from .errors import InvalidActor, InvalidContext
+
+_PLATFORM = r"[a-z][a-z0-9_.-]{0,31}"
+_ACTOR_RE = re.compile(rf"^({_PLATFORM}):(\S{{1,200}})$")
+_ID_RE = re.compile(r"^\S{1,200}$")
+
+
+def parse_actor(actor: str) -> tuple[str, str]:
+    """Split `platform:id`; raise InvalidActor (without echoing the value) otherwise."""
+    if not isinstance(actor, str):
+        raise InvalidActor("an actor must be a string of the form platform:id")
+    m = _ACTOR_RE.match(actor.strip())
+    if not m:
+        raise InvalidActor("an actor must be of the form platform:id (e.g. discord:1234)")
+    return m.group(1), m.group(2)
+
+
+def normalize_actor(actor: str) -> str:
+    platform, ident = parse_actor(actor)
+    return f"{platform}:{ident}"
+
+
+def _check_id(value: str | None, what: str) -> str:
+    if not isinstance(value, str) or not _ID_RE.match(value.strip()):
+        raise InvalidContext(f"{what} must be a non-empty id without spaces")
+    return value.strip()
+
+
+def community_id(platform: str, ident: str) -> str:
+    """A community is named by platform and guild/chat id: discord g1 and slack g1 differ."""
+    if ":" in ident and _ACTOR_RE.match(ident):
+        return ident  # already qualified
+    return f"{platform}:{ident}"
+
+
+class Surface(StrEnum):
+    DM = "dm"
+    GROUP_DM = "group_dm"
+    GUILD_TEXT = "guild_text"
+    GUILD_VOICE = "guild_voice"
+    DASHBOARD = "dashboard"
+    OWNER_DASHBOARD = "owner_dashboard"
+    LOCAL = "local"
+    BACKGROUND = "background"
+
+
+class Scope(StrEnum):
+    OWNER = "owner"
+    USER = "user"
+    GUILD = "guild"
+    SESSION = "session"
+    GLOBAL = "global"
+
+
+class Tier(StrEnum):
+    PUBLIC = "public"  # T1: aggregated, identifier-free
+    INTERNAL = "internal"  # T2: encrypted, expiring
+    PRIVATE = "private"  # T3: never stored
+
+
+class OriginKind(StrEnum):
+    """Where a fact was learned. `owner` is any owner-private surface."""
+
+    DM = "dm"
+    GUILD = "guild"
+    GROUP = "group"
+    OWNER = "owner"
+    DASHBOARD = "dashboard"
+    BACKGROUND = "background"
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """Where a conversation happens. Built by the chat adapter from authenticated metadata."""
+
+    surface: Surface
+    actor: str | None = None
+    community: str | None = None  # guild or group chat, as `platform:id`
+    channel: str | None = None
+    participants: tuple[str, ...] = ()
+    session: str | None = None
+    task: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.surface, Surface):
+            try:
+                object.__setattr__(self, "surface", Surface(self.surface))
+            except ValueError:
+                raise InvalidContext("unknown surface") from None
+        if self.actor is not None:
+            object.__setattr__(self, "actor", normalize_actor(self.actor))
+        object.__setattr__(
+            self, "participants", tuple(normalize_actor(p) for p in self.participants)
+        )
+
+    @property
+    def platform(self) -> str | None:
+        return parse_actor(self.actor)[0] if self.actor else None
+
+    # Constructors: the only supported way to build each kind of context.
+    @classmethod
+    def dm(cls, actor: str, *, session: str | None = None) -> Context:
+        actor = normalize_actor(actor)
+        return cls(Surface.DM, actor, session=session or f"dm:{actor}")
+
+    @classmethod
+    def guild(
+        cls,
+        actor: str,
+        guild: str,
+        *,
+        channel: str | None = None,
+        participants: Iterable[str] = (),
+        voice: bool = False,
+        session: str | None = None,
+    ) -> Context:
+        actor = normalize_actor(actor)
+        platform, _ = parse_actor(actor)
+        community = community_id(platform, _check_id(guild, "guild"))
+        if channel is not None:
+            channel = _check_id(channel, "channel")
+        return cls(
+            Surface.GUILD_VOICE if voice else Surface.GUILD_TEXT,
+            actor,
+            community=community,
+            channel=channel,
+            participants=tuple(participants),
+            session=session or f"guild:{community}:{channel or '-'}",
+        )
+
+    @classmethod
+    def group_dm(
+        cls,
+        actor: str,
+        chat: str,
+        *,
+        participants: Iterable[str] = (),
+        session: str | None = None,
+    ) -> Context:
+        actor = normalize_actor(actor)
+        platform, _ = parse_actor(actor)
+        community = community_id(platform, _check_id(chat, "chat"))
+        return cls(
+            Surface.GROUP_DM,
+            actor,
+            community=community,
+            participants=tuple(participants),
+            session=session or f"group:{community}",
+        )
+
+    @classmethod
+    def owner_dashboard(cls, actor: str, *, session: str | None = None) -> Context:
+        actor = normalize_actor(actor)
+        return cls(Surface.OWNER_DASHBOARD, actor, session=session or f"owner_dashboard:{actor}")
+
+    @classmethod
+    def dashboard(cls, actor: str | None = None) -> Context:
+        return cls(Surface.DASHBOARD, actor)
+
+    @classmethod
+    def local(cls, actor: str, *, session: str | None = None) -> Context:
+        actor = normalize_actor(actor)
+        return cls(Surface.LOCAL, actor, session=session or f"local:{actor}")
+
+    @classmethod
+    def background(cls, task: str) -> Context:
+        return cls(Surface.BACKGROUND, task=_check_id(task, "task"))
+
+    def describe(self) -> str:
+        """A short label for logs: the surface only, never an id."""
+        return self.surface.value
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    id: str
+    scope: Scope
+    text: str
+    subject: str | None = None  # the person a user-scope fact is about
+    community: str | None = None  # guild-scope community, or the origin community
+    origin: str = ""  # dm:<writer> | guild:<community> | group:<community> | owner | ...
+    author: str | None = None
+    tier: Tier = Tier.INTERNAL
+    kind: str = "fact"
+    source_skill: str | None = None
+    confidence: float = 1.0
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    expires_at: datetime | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        d: dict[str, object] = {}
+        for name in self.__dataclass_fields__:
+            value = getattr(self, name)
+            if isinstance(value, datetime):
+                value = value.isoformat()
+            d[name] = value
+        return d
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    fact: Fact
+    score: float
+    scores: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, object]:
+        return {"fact": self.fact.to_dict(), "score": self.score, "scores": dict(self.scores)}

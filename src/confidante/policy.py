@@ -1,0 +1,389 @@
+"""The policy: who may read and write which partition, decided from the context alone.
+
+Pure functions over values. Nothing here touches storage, keys or the network, so each
+rule is a truth table in the tests. Identities reach the read rules already *keyed* (the
+store holds HMACs, not raw ids): the caller passes the key function, and the policy only
+compares keys for equality.
+
+The read rule is `grant_for(viewer, partition)`; every operation (recall, list, get,
+forget, export) goes through it. Recall pools only choose where to look first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass
+
+from .errors import AccessDenied
+from .model import (
+    Context,
+    OriginKind,
+    Scope,
+    Surface,
+    community_id,
+    normalize_actor,
+    parse_actor,
+)
+
+KeyFn = Callable[[str, str], str]
+"""(domain, raw id) -> stored key. Domains: "actor", "community", "session"."""
+
+ANY = "*"  # origin key wildcard in grants
+
+_GUILD_SURFACES = frozenset({Surface.GUILD_TEXT, Surface.GUILD_VOICE, Surface.GROUP_DM})
+_NO_SESSION_SURFACES = frozenset({Surface.DASHBOARD, Surface.BACKGROUND})
+
+
+# --- the gate ---------------------------------------------------------------------------
+
+
+def is_owner(actor: str | None, owners: Collection[str]) -> bool:
+    """An empty owner list means nobody is owner."""
+    return actor is not None and actor in owners
+
+
+def is_owner_private(ctx: Context, owners: Collection[str]) -> bool:
+    """True only for: a DM whose actor is an owner; the authenticated owner dashboard flow
+    (with an owner actor); `local` with an owner actor. Everything else is false."""
+    if not is_owner(ctx.actor, owners):
+        return False
+    return ctx.surface in (Surface.DM, Surface.OWNER_DASHBOARD, Surface.LOCAL)
+
+
+# --- partitions and origins -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionRef:
+    scope: Scope
+    key: str = ""  # keyed subject / community / session; empty for owner and global
+
+    @property
+    def id(self) -> str:
+        return f"{self.scope.value}:{self.key}" if self.key else self.scope.value
+
+
+OWNER_PARTITION = PartitionRef(Scope.OWNER)
+GLOBAL_PARTITION = PartitionRef(Scope.GLOBAL)
+
+
+def user_partition(actor: str, key: KeyFn) -> PartitionRef:
+    return PartitionRef(Scope.USER, key("actor", actor))
+
+
+def guild_partition(community: str, key: KeyFn) -> PartitionRef:
+    return PartitionRef(Scope.GUILD, key("community", community))
+
+
+def session_partition(session: str, key: KeyFn) -> PartitionRef:
+    return PartitionRef(Scope.SESSION, key("session", session))
+
+
+def origin_of(ctx: Context, owners: Collection[str]) -> tuple[OriginKind, str | None]:
+    """Where a write in this context was learned, as (kind, raw id or None)."""
+    if is_owner_private(ctx, owners):
+        return OriginKind.OWNER, None
+    if ctx.surface in (Surface.DM, Surface.LOCAL):
+        return OriginKind.DM, ctx.actor
+    if ctx.surface in (Surface.GUILD_TEXT, Surface.GUILD_VOICE):
+        return OriginKind.GUILD, ctx.community
+    if ctx.surface is Surface.GROUP_DM:
+        return OriginKind.GROUP, ctx.community
+    if ctx.surface is Surface.BACKGROUND:
+        return OriginKind.BACKGROUND, None
+    return OriginKind.DASHBOARD, None
+
+
+def origin_domain(kind: OriginKind) -> str | None:
+    """Which key domain an origin's id lives in."""
+    if kind is OriginKind.DM:
+        return "actor"
+    if kind in (OriginKind.GUILD, OriginKind.GROUP):
+        return "community"
+    return None
+
+
+# --- the viewer: a context seen through the key function -------------------------------
+
+_NAMED_ACTOR = re.compile(r"(?<![\w/])([a-z][a-z0-9_.-]{0,31}:[\w.-]{1,64})")
+_MENTION = re.compile(r"<@!?(\d{1,32})>")
+
+
+def actors_named_in(query: str, platform: str | None) -> set[str]:
+    """People a query names explicitly: `platform:id` tokens and platform mentions."""
+    named = set()
+    for m in _NAMED_ACTOR.finditer(query or ""):
+        try:
+            named.add(normalize_actor(m.group(1)))
+        except Exception:
+            continue
+    if platform:
+        named.update(f"{platform}:{m.group(1)}" for m in _MENTION.finditer(query or ""))
+    return named
+
+
+@dataclass(frozen=True, slots=True)
+class Viewer:
+    surface: Surface
+    owner_private: bool
+    is_owner: bool
+    actor_key: str | None
+    community_key: str | None
+    session_key: str | None
+    relevant_keys: frozenset[str]  # actor, participants, and people the query names
+    owner_keys: frozenset[str]  # the owner's own user partitions
+
+
+def viewer(ctx: Context, owners: Collection[str], key: KeyFn, *, query: str = "") -> Viewer:
+    relevant = {ctx.actor, *ctx.participants} if ctx.actor else set(ctx.participants)
+    if ctx.surface in _GUILD_SURFACES:
+        relevant |= actors_named_in(query, ctx.platform)
+    return Viewer(
+        surface=ctx.surface,
+        owner_private=is_owner_private(ctx, owners),
+        is_owner=is_owner(ctx.actor, owners),
+        actor_key=key("actor", ctx.actor) if ctx.actor else None,
+        community_key=key("community", ctx.community) if ctx.community else None,
+        session_key=(
+            key("session", ctx.session)
+            if ctx.session and ctx.surface not in _NO_SESSION_SURFACES
+            else None
+        ),
+        relevant_keys=frozenset(key("actor", a) for a in relevant if a),
+        owner_keys=frozenset(key("actor", o) for o in owners),
+    )
+
+
+# --- the read rule ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Grant:
+    """Which facts of one partition a viewer may read. `origins is None` means all of them;
+    otherwise (kind, key) pairs, with key `ANY` admitting every key of that kind."""
+
+    partition: PartitionRef
+    origins: frozenset[tuple[OriginKind, str]] | None = None
+
+    def admits(self, kind: OriginKind, key: str | None) -> bool:
+        if self.origins is None:
+            return True
+        return (kind, key or "") in self.origins or (kind, ANY) in self.origins
+
+
+# What the owner says in private about someone stays owner-only, even in the inspector.
+_DASHBOARD_USER_ORIGINS = frozenset((k, ANY) for k in OriginKind if k is not OriginKind.OWNER)
+
+
+def grant_for(v: Viewer, p: PartitionRef) -> Grant | None:
+    """The design's read table. None = nothing in this partition is visible."""
+    if p.scope is Scope.GLOBAL:
+        return Grant(p)
+    if p.scope is Scope.SESSION:
+        return Grant(p) if v.session_key is not None and p.key == v.session_key else None
+    if v.owner_private:
+        return Grant(p)
+    if v.surface in (Surface.DM, Surface.LOCAL) and v.actor_key:
+        if p.scope is not Scope.USER:
+            return None
+        origins = {(OriginKind.DM, v.actor_key)}  # what their own DM wrote
+        if p.key == v.actor_key:  # about themselves, learned in any community
+            origins |= {(OriginKind.GUILD, ANY), (OriginKind.GROUP, ANY)}
+        return Grant(p, frozenset(origins))
+    if v.surface in _GUILD_SURFACES and v.community_key:
+        if p.scope is Scope.GUILD:
+            return Grant(p) if p.key == v.community_key else None
+        if p.scope is Scope.USER and p.key in v.relevant_keys:
+            ck = v.community_key
+            return Grant(p, frozenset({(OriginKind.GUILD, ck), (OriginKind.GROUP, ck)}))
+        return None
+    if v.surface is Surface.DASHBOARD:
+        if p.scope is Scope.USER:
+            return Grant(p, _DASHBOARD_USER_ORIGINS)
+        if p.scope is Scope.GUILD:
+            return Grant(p)
+        return None
+    return None  # background, owner_dashboard without an owner, anything unforeseen
+
+
+def can_read(v: Viewer, p: PartitionRef, origin_kind: OriginKind, origin_key: str | None) -> bool:
+    g = grant_for(v, p)
+    return g is not None and g.admits(origin_kind, origin_key)
+
+
+# --- pools: where recall and list look ------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Pool:
+    """Partitions to search: named ones, plus every stored partition of `all_of` scopes.
+    Every partition still passes `grant_for`; a pool never grants anything by itself."""
+
+    partitions: frozenset[PartitionRef]
+    all_of: frozenset[Scope] = frozenset()
+
+
+def _base(v: Viewer) -> set[PartitionRef]:
+    base = {GLOBAL_PARTITION}
+    if v.session_key is not None:
+        base.add(PartitionRef(Scope.SESSION, v.session_key))
+    return base
+
+
+def visible_pool(v: Viewer) -> Pool:
+    """Everything this viewer may see (list, export)."""
+    parts = _base(v)
+    if v.owner_private:
+        parts.add(OWNER_PARTITION)
+        return Pool(frozenset(parts), frozenset({Scope.USER, Scope.GUILD}))
+    if v.surface is Surface.DASHBOARD:
+        return Pool(frozenset(parts), frozenset({Scope.USER, Scope.GUILD}))
+    if v.surface in (Surface.DM, Surface.LOCAL) and v.actor_key:
+        parts.add(PartitionRef(Scope.USER, v.actor_key))
+    elif v.surface in _GUILD_SURFACES and v.community_key:
+        parts.add(PartitionRef(Scope.GUILD, v.community_key))
+        parts.update(PartitionRef(Scope.USER, k) for k in v.relevant_keys)
+    return Pool(frozenset(parts))
+
+
+def recall_pool(
+    ctx: Context,
+    v: Viewer,
+    key: KeyFn,
+    *,
+    subjects: Iterable[str] | None = None,
+    guilds: Iterable[str] | None = None,
+) -> Pool:
+    """Default recall pool; owner-private contexts start narrow and may widen on request."""
+    subjects = list(subjects or [])
+    guilds = list(guilds or [])
+    if (subjects or guilds) and not v.owner_private:
+        raise AccessDenied("owner_private_context_required" if v.is_owner else "owner_required")
+    if not v.owner_private:
+        return visible_pool(v)
+    parts = _base(v) | {OWNER_PARTITION}
+    parts.update(PartitionRef(Scope.USER, k) for k in v.owner_keys)
+    parts.update(user_partition(normalize_actor(s), key) for s in subjects)
+    platform = ctx.platform or ""
+    parts.update(guild_partition(community_id(platform, g), key) for g in guilds)
+    return Pool(frozenset(parts))
+
+
+# --- the write rule -------------------------------------------------------------------------
+
+_OWNER_NS = frozenset({"owner", "private"})
+_SELF_NS = frozenset({"me", "self", "user"})
+_GUILD_NS = frozenset({"guild", "community", "server"})
+_GLOBAL_NS = frozenset({"global", "notes"})
+
+
+@dataclass(frozen=True, slots=True)
+class WriteTarget:
+    """Where a write goes, in raw ids (the engine keys them)."""
+
+    scope: Scope
+    subject: str | None = None  # user scope: who the fact is about
+    community: str | None = None  # guild scope
+    session: str | None = None  # session scope
+
+
+def default_namespace(ctx: Context, owners: Collection[str]) -> str:
+    if is_owner_private(ctx, owners) or ctx.surface in (Surface.DM, Surface.LOCAL):
+        return "me"
+    if ctx.surface in _GUILD_SURFACES:
+        return "guild"
+    raise AccessDenied("namespace_required")
+
+
+def resolve_write(ctx: Context, owners: Collection[str], namespace: str | None) -> WriteTarget:
+    """The design's write table. Raises AccessDenied with the table's codes."""
+    if namespace is None or not str(namespace).strip():
+        namespace = default_namespace(ctx, owners)
+    ns = str(namespace).strip().lower()
+    owner_private = is_owner_private(ctx, owners)
+    # An owner_dashboard without an owner actor is nobody's flow: it may write nothing.
+    nobody = ctx.surface is Surface.OWNER_DASHBOARD and not owner_private
+
+    if ns in _OWNER_NS:
+        if not is_owner(ctx.actor, owners):
+            raise AccessDenied("owner_required", scope="owner")
+        if not owner_private:
+            raise AccessDenied("owner_private_context_required", scope="owner")
+        return WriteTarget(Scope.OWNER)
+    if ns in _SELF_NS:
+        if ctx.actor is None or nobody:
+            raise AccessDenied("forbidden_subject", scope="user")
+        return WriteTarget(Scope.USER, subject=ctx.actor)
+    if ns.startswith("user:"):
+        subject = normalize_actor(str(namespace).strip()[len("user:") :])
+        if (subject == ctx.actor and not nobody) or owner_private:
+            return WriteTarget(Scope.USER, subject=subject)
+        raise AccessDenied("forbidden_subject", scope="user")
+    if ns in _GUILD_NS:
+        if ctx.surface not in _GUILD_SURFACES or not ctx.community:
+            raise AccessDenied("guild_context_required", scope="guild")
+        return WriteTarget(Scope.GUILD, community=ctx.community)
+    if ns == "session":
+        if not ctx.session or ctx.surface in _NO_SESSION_SURFACES or nobody:
+            raise AccessDenied("namespace_required", "this context has no session", scope="session")
+        return WriteTarget(Scope.SESSION, session=ctx.session)
+    if ns in _GLOBAL_NS:
+        if not is_owner(ctx.actor, owners):
+            raise AccessDenied("owner_required", scope="global")
+        return WriteTarget(Scope.GLOBAL)
+    raise AccessDenied("unknown_namespace")
+
+
+def write_partition(target: WriteTarget, key: KeyFn) -> PartitionRef:
+    if target.scope is Scope.USER:
+        assert target.subject is not None
+        return user_partition(target.subject, key)
+    if target.scope is Scope.GUILD:
+        assert target.community is not None
+        return guild_partition(target.community, key)
+    if target.scope is Scope.SESSION:
+        assert target.session is not None
+        return session_partition(target.session, key)
+    return PartitionRef(target.scope)
+
+
+# --- forgetting ------------------------------------------------------------------------------
+
+
+def may_forget(v: Viewer, author_key: str | None, subject_key: str | None) -> bool:
+    """Writer, subject, or the owner in an owner-private context (visibility checked first)."""
+    if v.owner_private:
+        return True
+    return v.actor_key is not None and v.actor_key in (author_key, subject_key)
+
+
+__all__ = [
+    "ANY",
+    "GLOBAL_PARTITION",
+    "OWNER_PARTITION",
+    "Grant",
+    "KeyFn",
+    "PartitionRef",
+    "Pool",
+    "Viewer",
+    "WriteTarget",
+    "actors_named_in",
+    "can_read",
+    "default_namespace",
+    "grant_for",
+    "guild_partition",
+    "is_owner",
+    "is_owner_private",
+    "may_forget",
+    "origin_domain",
+    "origin_of",
+    "parse_actor",
+    "recall_pool",
+    "resolve_write",
+    "session_partition",
+    "user_partition",
+    "viewer",
+    "visible_pool",
+    "write_partition",
+]

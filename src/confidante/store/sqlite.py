@@ -1,0 +1,74 @@
+"""SQLite backend: the embedded default. WAL for concurrent readers, secure_delete so
+deleted rows are overwritten in the file rather than left in free pages."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from ..errors import StoreError
+from .sql import Dialect, SqlStore
+
+
+class SQLiteStore(SqlStore):
+    dialect = Dialect(placeholder="?", blob="BLOB", bigint="INTEGER", id_pk="INTEGER PRIMARY KEY")
+
+    def __init__(self, path: str | Path) -> None:
+        super().__init__()
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._conn = sqlite3.connect(
+                str(self.path), isolation_level=None, check_same_thread=False, timeout=30
+            )
+        except sqlite3.Error as e:
+            raise StoreError(f"cannot open the database: {e.__class__.__name__}") from None
+        c = self._conn
+        c.execute("PRAGMA journal_mode=WAL")
+        c.execute("PRAGMA secure_delete=ON")
+        c.execute("PRAGMA foreign_keys=ON")
+        c.execute("PRAGMA synchronous=NORMAL")
+        self._depth = 0
+        self.migrate()
+
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return self._conn.execute(sql, tuple(params)).fetchall()
+
+    def _executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        self._conn.executemany(sql, rows)
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        # Re-entrant: only the outermost level begins and commits.
+        if self._depth:
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+            return
+        self._conn.execute("BEGIN IMMEDIATE")
+        self._depth = 1
+        try:
+            yield
+        except BaseException:
+            self._depth = 0
+            self._conn.execute("ROLLBACK")
+            raise
+        self._depth = 0
+        self._conn.execute("COMMIT")
+
+    def checkpoint(self) -> None:
+        """Fold the WAL back into the main file (used before copying or inspecting files)."""
+        with self._lock:
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def close(self) -> None:
+        with self._lock:
+            try:
+                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            finally:
+                self._conn.close()
