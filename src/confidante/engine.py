@@ -277,8 +277,7 @@ class Memory:
                         id=fid,
                         partition_id=ref.id,
                         scope=target.scope.value,
-                        community_key=self._key("community", target.community)
-                        if target.community else None,
+                        community_key=ref.key if target.scope is Scope.GUILD else None,
                         subject_key=self._key("actor", target.subject)
                         if target.subject else None,
                         author_key=self._key("actor", author) if author else None,

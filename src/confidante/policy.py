@@ -27,7 +27,8 @@ from .model import (
 )
 
 KeyFn = Callable[[str, str], str]
-"""(domain, raw id) -> stored key. Domains: "actor", "community", "session"."""
+"""(domain, raw id) -> stored key. Domains: "actor", "community" (guilds), "group" (group
+chats, kept apart from a guild that happens to share the id), "session"."""
 
 ANY = "*"  # origin key wildcard in grants
 
@@ -72,8 +73,8 @@ def user_partition(actor: str, key: KeyFn) -> PartitionRef:
     return PartitionRef(Scope.USER, key("actor", actor))
 
 
-def guild_partition(community: str, key: KeyFn) -> PartitionRef:
-    return PartitionRef(Scope.GUILD, key("community", community))
+def guild_partition(community: str, key: KeyFn, *, group: bool = False) -> PartitionRef:
+    return PartitionRef(Scope.GUILD, key("group" if group else "community", community))
 
 
 def session_partition(session: str, key: KeyFn) -> PartitionRef:
@@ -99,8 +100,10 @@ def origin_domain(kind: OriginKind) -> str | None:
     """Which key domain an origin's id lives in."""
     if kind is OriginKind.DM:
         return "actor"
-    if kind in (OriginKind.GUILD, OriginKind.GROUP):
+    if kind is OriginKind.GUILD:
         return "community"
+    if kind is OriginKind.GROUP:
+        return "group"
     return None
 
 
@@ -144,7 +147,11 @@ def viewer(ctx: Context, owners: Collection[str], key: KeyFn, *, query: str = ""
         owner_private=is_owner_private(ctx, owners),
         is_owner=is_owner(ctx.actor, owners),
         actor_key=key("actor", ctx.actor) if ctx.actor else None,
-        community_key=key("community", ctx.community) if ctx.community else None,
+        community_key=(
+            key("group" if ctx.surface is Surface.GROUP_DM else "community", ctx.community)
+            if ctx.community
+            else None
+        ),
         session_key=(
             key("session", ctx.session)
             if ctx.session and ctx.surface not in _NO_SESSION_SURFACES
@@ -266,7 +273,10 @@ def recall_pool(
     parts.update(PartitionRef(Scope.USER, k) for k in v.owner_keys)
     parts.update(user_partition(normalize_actor(s), key) for s in subjects)
     platform = ctx.platform or ""
-    parts.update(guild_partition(community_id(platform, g), key) for g in guilds)
+    for g in guilds:  # "g1", "slack:g1", or "group:chat9" for a group chat
+        group = g.startswith("group:")
+        name = g[len("group:") :] if group else g
+        parts.add(guild_partition(community_id(platform, name), key, group=group))
     return Pool(frozenset(parts))
 
 
@@ -285,6 +295,7 @@ class WriteTarget:
     scope: Scope
     subject: str | None = None  # user scope: who the fact is about
     community: str | None = None  # guild scope
+    group: bool = False  # the community is a group chat
     session: str | None = None  # session scope
 
 
@@ -323,7 +334,9 @@ def resolve_write(ctx: Context, owners: Collection[str], namespace: str | None) 
     if ns in _GUILD_NS:
         if ctx.surface not in _GUILD_SURFACES or not ctx.community:
             raise AccessDenied("guild_context_required", scope="guild")
-        return WriteTarget(Scope.GUILD, community=ctx.community)
+        return WriteTarget(
+            Scope.GUILD, community=ctx.community, group=ctx.surface is Surface.GROUP_DM
+        )
     if ns == "session":
         if not ctx.session or ctx.surface in _NO_SESSION_SURFACES or nobody:
             raise AccessDenied("namespace_required", "this context has no session", scope="session")
@@ -341,7 +354,7 @@ def write_partition(target: WriteTarget, key: KeyFn) -> PartitionRef:
         return user_partition(target.subject, key)
     if target.scope is Scope.GUILD:
         assert target.community is not None
-        return guild_partition(target.community, key)
+        return guild_partition(target.community, key, group=target.group)
     if target.scope is Scope.SESSION:
         assert target.session is not None
         return session_partition(target.session, key)

@@ -1,0 +1,369 @@
+"""`confidante` command line: every library call has a twin here, each with `--json`.
+
+The conversation context comes from flags (`--as ACTOR` plus one surface flag). This
+adapter only parses and prints; every decision is the core's.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from . import __version__
+from .config import Settings
+from .crypto import key_file_for
+from .engine import Memory
+from .errors import ConfidanteError, InvalidContext
+from .model import Context, Fact, Hit
+
+app = typer.Typer(
+    name="confidante",
+    help="Private-by-design long-term memory for agents that talk to many people.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+out = Console()
+err = Console(stderr=True)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+# --- shared options ---------------------------------------------------------------------------
+
+DbOpt = Annotated[
+    Path | None, typer.Option("--db", help="Database file (default: CONFIDANTE_DB or XDG).")
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
+
+_CONTEXT_PARAMS = [
+    inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annot)
+    for name, default, annot in [
+        ("actor", None, Annotated[str | None, typer.Option("--as", help="Actor, platform:id.")]),
+        ("dm", False, Annotated[bool, typer.Option("--dm", help="A direct message.")]),
+        ("guild", None, Annotated[str | None, typer.Option("--guild", help="Guild/server id.")]),
+        ("channel", None, Annotated[str | None, typer.Option("--channel", help="Channel id.")]),
+        (
+            "participants",
+            None,
+            Annotated[
+                str | None, typer.Option("--participants", help="Comma-separated actors.")
+            ],
+        ),
+        ("voice", False, Annotated[bool, typer.Option("--voice", help="A voice channel.")]),
+        ("group", None, Annotated[str | None, typer.Option("--group", help="Group chat id.")]),
+        (
+            "owner_dashboard",
+            False,
+            Annotated[bool, typer.Option("--owner-dashboard", help="The explicit owner flow.")],
+        ),
+        (
+            "dashboard",
+            False,
+            Annotated[bool, typer.Option("--dashboard", help="The general inspector.")],
+        ),
+        ("local", False, Annotated[bool, typer.Option("--local", help="The owner's own CLI.")]),
+        (
+            "background",
+            None,
+            Annotated[str | None, typer.Option("--background", help="A background task name.")],
+        ),
+    ]
+]
+_CONTEXT_NAMES = [p.name for p in _CONTEXT_PARAMS]
+
+
+def build_context(
+    *,
+    actor: str | None,
+    dm: bool = False,
+    guild: str | None = None,
+    channel: str | None = None,
+    participants: str | None = None,
+    voice: bool = False,
+    group: str | None = None,
+    owner_dashboard: bool = False,
+    dashboard: bool = False,
+    local: bool = False,
+    background: str | None = None,
+) -> Context:
+    """Turn the surface flags into a Context; exactly one surface must be chosen."""
+    chosen = [
+        name
+        for name, on in [
+            ("--dm", dm),
+            ("--guild", guild is not None),
+            ("--group", group is not None),
+            ("--owner-dashboard", owner_dashboard),
+            ("--dashboard", dashboard),
+            ("--local", local),
+            ("--background", background is not None),
+        ]
+        if on
+    ]
+    if len(chosen) != 1:
+        raise InvalidContext(
+            "choose exactly one of --dm, --guild, --group, --owner-dashboard, --dashboard, "
+            "--local, --background"
+        )
+    people = [p.strip() for p in (participants or "").split(",") if p.strip()]
+    if background is not None:
+        return Context.background(background)
+    if dashboard:
+        return Context.dashboard(actor)
+    if actor is None:
+        raise InvalidContext(f"{chosen[0]} needs --as ACTOR")
+    if dm:
+        return Context.dm(actor)
+    if guild is not None:
+        return Context.guild(actor, guild, channel=channel, participants=people, voice=voice)
+    if group is not None:
+        return Context.group_dm(actor, group, participants=people)
+    if owner_dashboard:
+        return Context.owner_dashboard(actor)
+    return Context.local(actor)
+
+
+def with_context(func: F) -> F:
+    """Add the context flags to a command; the command receives `ctx: Context`."""
+    sig = inspect.signature(func)
+    params = [p for p in sig.parameters.values() if p.name != "ctx"]
+
+    @functools.wraps(func)
+    def wrapper(**kwargs: Any) -> Any:
+        flags = {name: kwargs.pop(name) for name in _CONTEXT_NAMES}
+        as_json = kwargs.get("as_json", False)
+        with _errors(as_json):
+            kwargs["ctx"] = build_context(**flags)
+        return func(**kwargs)
+
+    wrapper.__signature__ = sig.replace(parameters=params + _CONTEXT_PARAMS)  # type: ignore[attr-defined]
+    return wrapper  # type: ignore[return-value]
+
+
+class _errors:
+    """Print a ConfidanteError as `code: message` (or JSON) and exit non-zero."""
+
+    def __init__(self, as_json: bool) -> None:
+        self.as_json = as_json
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> bool:
+        if isinstance(exc, ConfidanteError):
+            if self.as_json:
+                print(json.dumps({"error": {"code": exc.code, "message": exc.message}}))
+            else:
+                err.print(f"[red]error[/red] [bold]{exc.code}[/bold]: {exc.message}")
+            raise typer.Exit(2 if exc.http_status == 403 else 1)
+        return False
+
+
+def _open(db: Path | None) -> Memory:
+    return Memory.open(db)
+
+
+def _emit(as_json: bool, data: Any, human: Callable[[], None]) -> None:
+    if as_json:
+        print(json.dumps(data, default=str))
+    else:
+        human()
+
+
+def _fact_table(facts: list[Fact], scores: list[float] | None = None) -> Table:
+    t = Table(show_lines=False)
+    t.add_column("id", style="dim", no_wrap=True)
+    t.add_column("scope")
+    if scores is not None:
+        t.add_column("score", justify="right")
+    t.add_column("text")
+    for i, f in enumerate(facts):
+        row = [f.id[:12], f.scope.value]
+        if scores is not None:
+            row.append(f"{scores[i]:.3f}")
+        row.append(f.text)
+        t.add_row(*row)
+    return t
+
+
+# --- commands ---------------------------------------------------------------------------------
+
+
+@app.command()
+def init(db: DbOpt = None, as_json: JsonOpt = False) -> None:
+    """Create the database, its installation secret and (unless CONFIDANTE_MASTER_KEY is
+    set) a master key file with mode 0600 beside it."""
+    with _errors(as_json):
+        path = db or Settings().db
+        existed = path.exists()
+        Memory.open(path).close()
+        key_file = key_file_for(path)
+        data = {
+            "db": str(path),
+            "key_file": str(key_file) if key_file.exists() else None,
+            "created": not existed,
+        }
+    _emit(
+        as_json,
+        data,
+        lambda: out.print(
+            f"{'initialised' if not existed else 'already initialised'}: {path}"
+            + (f"\nmaster key file: {key_file} (mode 0600; back it up)" if data["key_file"] else "")
+        ),
+    )
+
+
+@app.command()
+@with_context
+def remember(
+    text: Annotated[str, typer.Argument(help="What to remember.")],
+    ctx: Context,
+    namespace: Annotated[
+        str | None, typer.Option("--namespace", "-n", help="me, owner, guild, user:ID, ...")
+    ] = None,
+    kind: Annotated[str, typer.Option(help="Kind of fact.")] = "fact",
+    skill: Annotated[str | None, typer.Option("--skill", help="Source skill.")] = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Remember a fact in the namespace this context may write."""
+    with _errors(as_json), _open(db) as mem:
+        fact = mem.remember(ctx, text, namespace, kind=kind, source_skill=skill)
+    _emit(as_json, fact.to_dict(), lambda: out.print(f"remembered {fact.id} in {fact.scope}"))
+
+
+@app.command()
+@with_context
+def recall(
+    query: Annotated[str, typer.Argument(help="What to look for.")],
+    ctx: Context,
+    k: Annotated[int, typer.Option("-k", help="How many hits.")] = 10,
+    subjects: Annotated[
+        str | None, typer.Option("--subjects", help="Widen (owner-private only): actors.")
+    ] = None,
+    guilds: Annotated[
+        str | None, typer.Option("--guilds", help="Widen (owner-private only): guild ids.")
+    ] = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Recall what this context may see, best first."""
+    with _errors(as_json), _open(db) as mem:
+        hits: list[Hit] = mem.recall(
+            ctx, query, k, subjects=_split(subjects), guilds=_split(guilds)
+        )
+    _emit(
+        as_json,
+        {"hits": [h.to_dict() for h in hits]},
+        lambda: out.print(
+            _fact_table([h.fact for h in hits], [h.score for h in hits]) if hits else "no hits"
+        ),
+    )
+
+
+@app.command()
+@with_context
+def get(
+    fact_id: Annotated[str, typer.Argument(help="Fact id.")],
+    ctx: Context,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Show one fact, if this context may see it."""
+    with _errors(as_json), _open(db) as mem:
+        fact = mem.get(ctx, fact_id)
+    _emit(as_json, fact.to_dict(), lambda: out.print(_fact_table([fact])))
+
+
+@app.command()
+@with_context
+def forget(
+    fact_id: Annotated[str, typer.Argument(help="Fact id.")],
+    ctx: Context,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Forget one fact (its writer, its subject, or the owner in private)."""
+    with _errors(as_json), _open(db) as mem:
+        mem.forget(ctx, fact_id)
+    _emit(as_json, {"forgotten": fact_id}, lambda: out.print(f"forgotten {fact_id}"))
+
+
+@app.command("list")
+@with_context
+def list_(
+    ctx: Context,
+    limit: Annotated[int | None, typer.Option(help="At most this many.")] = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """List every fact this context may see, newest first."""
+    with _errors(as_json), _open(db) as mem:
+        facts = mem.list(ctx, limit=limit)
+    _emit(
+        as_json,
+        {"facts": [f.to_dict() for f in facts]},
+        lambda: out.print(_fact_table(facts) if facts else "nothing visible here"),
+    )
+
+
+@app.command()
+@with_context
+def log(
+    ctx: Context,
+    limit: Annotated[int, typer.Option(help="At most this many.")] = 100,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The denial log (owner, in an owner-private context)."""
+    with _errors(as_json), _open(db) as mem:
+        rows = mem.denials(ctx, limit)
+    data = [{"at": r.at, "code": r.code, "scope": r.scope, "surface": r.surface} for r in rows]
+
+    def human() -> None:
+        t = Table("at (ms)", "code", "scope", "surface")
+        for r in rows:
+            t.add_row(str(r.at), r.code, r.scope or "", r.surface)
+        out.print(t)
+
+    _emit(as_json, {"denials": data}, human)
+
+
+@app.command()
+def demo(as_json: JsonOpt = False) -> None:
+    """Run a short scripted conversation in a temporary database and show, per context,
+    what is recalled and what is refused."""
+    from .demo import run_demo
+
+    with _errors(as_json):
+        run_demo(out, as_json=as_json)
+
+
+@app.command()
+def version() -> None:
+    """Print the version."""
+    out.print(__version__)
+
+
+def _split(value: str | None) -> list[str] | None:
+    return [v.strip() for v in value.split(",") if v.strip()] if value else None
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:  # pragma: no cover
+        sys.exit(130)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
