@@ -10,18 +10,19 @@ import stat
 from pathlib import Path
 
 import pytest
-from conftest import ALICE, BOB, OWNER
 
 from confidante import (
     Context,
     IntegrityError,
     InvalidMasterKey,
-    Memory,
     MasterKeyMissing,
+    Memory,
     NotFound,
     WrongMasterKey,
 )
 from confidante.crypto import key_file_for, new_key
+
+from conftest import ALICE, BOB, OWNER
 
 CANARIES = [
     "CANARY-owner-7f3a9 tangerine submarine",
@@ -131,8 +132,9 @@ def test_ciphertext_moved_between_partitions_fails(db_path: Path, key: bytes) ->
         secret = m.remember(Context.dm(OWNER), "owner secret to smuggle", "owner")
         decoy = m.remember(Context.dm(ALICE), "alice decoy")
     _swap_ciphertext(db_path, secret.id, decoy.id)
-    with Memory.open(db_path, owner_ids=[OWNER], master_key=key) as m, pytest.raises(
-        IntegrityError
+    with (
+        Memory.open(db_path, owner_ids=[OWNER], master_key=key) as m,
+        pytest.raises(IntegrityError),
     ):
         m.get(Context.dm(ALICE), decoy.id)
 

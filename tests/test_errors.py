@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from conftest import ALICE, OWNER
 
 from confidante import (
     AccessDenied,
@@ -18,6 +17,8 @@ from confidante import (
     Memory,
     NotFound,
 )
+
+from conftest import ALICE, OWNER
 
 
 @pytest.mark.parametrize(

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from conftest import ALICE, BOB, CAROL, OWNER, OWNER_TG
 
 from confidante import AccessDenied, Context, Memory, NotFound, Scope
+
+from conftest import ALICE, BOB, CAROL, OWNER, OWNER_TG
 
 OWNER_DM = Context.dm(OWNER)
 ALICE_DM = Context.dm(ALICE)

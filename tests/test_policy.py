@@ -229,8 +229,12 @@ READS = [
     (BG, guild_p("discord:g1"), IN_G1, False),
     # a group chat is its own community, apart from a guild with the same id
     (A_GROUP, PartitionRef(Scope.GUILD, key("group", "discord:chat9")), IN_CHAT, True),
-    (Context.guild("discord:42", "chat9"), PartitionRef(Scope.GUILD, key("group", "discord:chat9")),
-     IN_CHAT, False),
+    (
+        Context.guild("discord:42", "chat9"),
+        PartitionRef(Scope.GUILD, key("group", "discord:chat9")),
+        IN_CHAT,
+        False,
+    ),
     (Context.group_dm("discord:42", "g1"), guild_p("discord:g1"), IN_G1, False),
     # sessions never cross keys
     (A_DM, session_p(A_DM), DM, True),

@@ -1,8 +1,8 @@
 """confidante: private-by-design long-term memory for agents that talk to many people.
 
-    from confidante import Memory, Context
-    with Memory.open("memory.db", owner_ids=["discord:1"]) as mem:
-        mem.remember(Context.dm("discord:42"), "I prefer tea")
+from confidante import Memory, Context
+with Memory.open("memory.db", owner_ids=["discord:1"]) as mem:
+    mem.remember(Context.dm("discord:42"), "I prefer tea")
 """
 
 from .engine import Memory

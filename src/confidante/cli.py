@@ -54,9 +54,7 @@ _CONTEXT_PARAMS = [
         (
             "participants",
             None,
-            Annotated[
-                str | None, typer.Option("--participants", help="Comma-separated actors.")
-            ],
+            Annotated[str | None, typer.Option("--participants", help="Comma-separated actors.")],
         ),
         ("voice", False, Annotated[bool, typer.Option("--voice", help="A voice channel.")]),
         ("group", None, Annotated[str | None, typer.Option("--group", help="Group chat id.")]),
@@ -134,7 +132,7 @@ def build_context(
 
 def with_context(func: F) -> F:
     """Add the context flags to a command; the command receives `ctx: Context`."""
-    sig = inspect.signature(func)
+    sig = inspect.signature(func, eval_str=True)
     params = [p for p in sig.parameters.values() if p.name != "ctx"]
 
     @functools.wraps(func)
@@ -146,6 +144,7 @@ def with_context(func: F) -> F:
         return func(**kwargs)
 
     wrapper.__signature__ = sig.replace(parameters=params + _CONTEXT_PARAMS)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {p.name: p.annotation for p in params + _CONTEXT_PARAMS}
     return wrapper  # type: ignore[return-value]
 
 

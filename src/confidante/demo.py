@@ -97,9 +97,11 @@ def run_script(mem: Memory) -> DemoResult:
 
 
 def run_demo(console: Console, *, as_json: bool = False) -> DemoResult:
-    with tempfile.TemporaryDirectory(prefix="confidante-demo-") as tmp:
-        with Memory.open(Path(tmp) / "demo.db", owner_ids=[OWNER], master_key=new_key()) as mem:
-            result = run_script(mem)
+    with (
+        tempfile.TemporaryDirectory(prefix="confidante-demo-") as tmp,
+        Memory.open(Path(tmp) / "demo.db", owner_ids=[OWNER], master_key=new_key()) as mem,
+    ):
+        result = run_script(mem)
     if as_json:
         print(json.dumps(result.__dict__))
         return result

@@ -211,8 +211,13 @@ class Memory:
     ) -> Fact:
         """Store one fact where the policy says this context may write it."""
         return self.remember_many(
-            ctx, [text], namespace, kind=kind, source_skill=source_skill,
-            confidence=confidence, ttl=ttl,
+            ctx,
+            [text],
+            namespace,
+            kind=kind,
+            source_skill=source_skill,
+            confidence=confidence,
+            ttl=ttl,
         )[0]
 
     def remember_many(
@@ -268,8 +273,13 @@ class Memory:
                     expires_at=expires,
                 )
                 payload = json.dumps(
-                    {"t": text, "s": fact.subject, "c": fact.community, "a": author,
-                     "o": fact.origin},
+                    {
+                        "t": text,
+                        "s": fact.subject,
+                        "c": fact.community,
+                        "a": author,
+                        "o": fact.origin,
+                    },
                     separators=(",", ":"),
                 ).encode()
                 rows.append(
@@ -278,8 +288,7 @@ class Memory:
                         partition_id=ref.id,
                         scope=target.scope.value,
                         community_key=ref.key if target.scope is Scope.GUILD else None,
-                        subject_key=self._key("actor", target.subject)
-                        if target.subject else None,
+                        subject_key=self._key("actor", target.subject) if target.subject else None,
                         author_key=self._key("actor", author) if author else None,
                         origin_kind=origin_kind.value,
                         origin_key=origin_key,
@@ -443,11 +452,7 @@ class Memory:
 
 
 def _newest(cands: Sequence[Candidates]) -> list[Fact]:
-    items = [
-        c.index.facts[i]
-        for c in cands
-        for i in (c.mask.nonzero()[0])
-    ]
+    items = [c.index.facts[i] for c in cands for i in (c.mask.nonzero()[0])]
     items.sort(key=lambda f: (f.created_ms, f.fact.id), reverse=True)
     return [f.fact for f in items]
 
@@ -465,15 +470,15 @@ def _check_text(text: object) -> str:
     return stripped
 
 
-def _check_meta(
-    kind: object, source_skill: object, confidence: object, ttl: object
-) -> None:
+def _check_meta(kind: object, source_skill: object, confidence: object, ttl: object) -> None:
     if not isinstance(kind, str) or not kind.strip() or len(kind) > 64:
         raise InvalidInput("kind must be a short non-empty string")
     if source_skill is not None and (not isinstance(source_skill, str) or len(source_skill) > 128):
         raise InvalidInput("source_skill must be a short string")
-    if isinstance(confidence, bool) or not isinstance(confidence, int | float) or not (
-        0.0 <= float(confidence) <= 1.0
+    if (
+        isinstance(confidence, bool)
+        or not isinstance(confidence, int | float)
+        or not (0.0 <= float(confidence) <= 1.0)
     ):
         raise InvalidInput("confidence must be a number between 0 and 1")
     if ttl is not None and (not isinstance(ttl, timedelta) or ttl <= timedelta(0)):

@@ -19,11 +19,68 @@ from .policy import Grant, PartitionRef
 _WORD = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = frozenset(
     {
-        "a", "an", "and", "are", "as", "at", "be", "but", "by", "did", "do", "does", "for", "from",
-        "had", "has", "have", "he", "her", "him", "his", "how", "i", "if", "in", "into", "is",
-        "it", "its", "me", "my", "of", "on", "or", "our", "she", "so", "than", "that", "the",
-        "their", "them", "then", "there", "these", "they", "this", "to", "was", "we", "were",
-        "what", "when", "where", "which", "who", "whom", "why", "will", "with", "you", "your",
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "he",
+        "her",
+        "him",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "our",
+        "she",
+        "so",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "you",
+        "your",
     }
 )
 
@@ -77,8 +134,10 @@ class PartitionIndex:
                 post[term].append((i, tf))
         self.lengths = lengths
         self.postings = {
-            t: (np.fromiter((i for i, _ in p), np.int32, len(p)),
-                np.fromiter((c for _, c in p), np.float32, len(p)))
+            t: (
+                np.fromiter((i for i, _ in p), np.int32, len(p)),
+                np.fromiter((c for _, c in p), np.float32, len(p)),
+            )
             for t, p in post.items()
         }
         self.created = np.fromiter((f.created_ms for f in self.facts), np.int64, len(self.facts))

@@ -111,7 +111,11 @@ class Pipeline:
         for h in hits[order]:
             p = int(np.searchsorted(offsets, h, side="right") - 1)
             out.append(
-                Ranked(p, int(h - offsets[p]), float(fused[h]),
-                       {name: float(s[h]) for name, s in flat.items()})
+                Ranked(
+                    p,
+                    int(h - offsets[p]),
+                    float(fused[h]),
+                    {name: float(s[h]) for name, s in flat.items()},
+                )
             )
         return out

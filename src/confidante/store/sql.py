@@ -220,10 +220,22 @@ class SqlStore(Store):
                 self._sql(f"INSERT INTO memory_facts ({_FACT_COLUMNS}) VALUES ({marks})"),
                 [
                     (
-                        r.id, r.partition_id, r.scope, r.community_key, r.subject_key,
-                        r.author_key, r.origin_kind, r.origin_key, r.tier, r.kind,
-                        r.source_skill, r.created_at, r.updated_at, r.expires_at,
-                        r.confidence, r.ciphertext,
+                        r.id,
+                        r.partition_id,
+                        r.scope,
+                        r.community_key,
+                        r.subject_key,
+                        r.author_key,
+                        r.origin_kind,
+                        r.origin_key,
+                        r.tier,
+                        r.kind,
+                        r.source_skill,
+                        r.created_at,
+                        r.updated_at,
+                        r.expires_at,
+                        r.confidence,
+                        r.ciphertext,
                     )
                     for r in rows
                 ],
