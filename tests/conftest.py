@@ -1,8 +1,10 @@
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
@@ -36,8 +38,36 @@ def db_path(tmp_path: Path) -> Path:
     return tmp_path / "memory.db"
 
 
+PG_DSN = os.environ.get("CONFIDANTE_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
+
+
 @pytest.fixture
-def mem(db_path: Path, key: bytes) -> Iterator[Memory]:
-    m = Memory.open(db_path, owner_ids=[OWNER, OWNER_TG], master_key=key)
+def pg_url() -> Iterator[str]:
+    """A fresh schema in the machine's real PostgreSQL, dropped afterwards."""
+    psycopg = pytest.importorskip("psycopg")
+    schema = f"confidante_test_{uuid.uuid4().hex[:12]}"
+    try:
+        admin = psycopg.connect(PG_DSN, autocommit=True)
+    except psycopg.OperationalError:
+        if os.environ.get("CI"):
+            raise
+        pytest.skip("PostgreSQL is not running")
+    admin.execute(f"CREATE SCHEMA {schema}")
+    sep = "&" if "?" in PG_DSN else "?"
+    yield f"{PG_DSN}{sep}options={quote(f'-csearch_path={schema}')}"
+    admin.execute(f"DROP SCHEMA {schema} CASCADE")
+    admin.close()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request: pytest.FixtureRequest, db_path: Path) -> str:
+    if request.param == "sqlite":
+        return str(db_path)
+    return request.getfixturevalue("pg_url")
+
+
+@pytest.fixture
+def mem(backend: str, key: bytes) -> Iterator[Memory]:
+    m = Memory.open(backend, owner_ids=[OWNER, OWNER_TG], master_key=key)
     yield m
     m.close()

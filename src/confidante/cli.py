@@ -24,6 +24,7 @@ from .crypto import key_file_for
 from .engine import Memory
 from .errors import ConfidanteError, InvalidContext
 from .model import Context, Fact, Hit
+from .store.postgres import is_postgres_url
 
 app = typer.Typer(
     name="confidante",
@@ -40,7 +41,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 # --- shared options ---------------------------------------------------------------------------
 
 DbOpt = Annotated[
-    Path | None, typer.Option("--db", help="Database file (default: CONFIDANTE_DB or XDG).")
+    str | None,
+    typer.Option("--db", help="Database file or postgresql:// URL (default: CONFIDANTE_DB)."),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 
@@ -167,7 +169,7 @@ class _errors:
         return False
 
 
-def _open(db: Path | None) -> Memory:
+def _open(db: str | None) -> Memory:
     return Memory.open(db)
 
 
@@ -202,15 +204,17 @@ def init(db: DbOpt = None, as_json: JsonOpt = False) -> None:
     """Create the database, its installation secret and (unless CONFIDANTE_MASTER_KEY is
     set) a master key file with mode 0600 beside it."""
     with _errors(as_json):
-        path = db or Settings().db
-        existed = path.exists()
-        Memory.open(path).close()
-        key_file = key_file_for(path)
+        target = db or str(Settings().db)
+        server = is_postgres_url(target)
+        existed = not server and Path(target).exists()
+        Memory.open(target).close()
+        key_file = None if server else key_file_for(Path(target))
         data = {
-            "db": str(path),
-            "key_file": str(key_file) if key_file.exists() else None,
+            "db": "postgresql" if server else target,  # never echo a URL: it may hold a password
+            "key_file": str(key_file) if key_file and key_file.exists() else None,
             "created": not existed,
         }
+        path = data["db"]
     _emit(
         as_json,
         data,

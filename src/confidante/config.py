@@ -42,7 +42,8 @@ class Settings(BaseSettings):
 
     owner_ids: Annotated[list[str], NoDecode] = Field(default_factory=list)
     master_key: SecretStr | None = None
-    db: Path = Field(default_factory=default_db_path)
+    db: Path | str = Field(default_factory=default_db_path)  # a file, or a postgresql:// URL
+    key_file: Path | None = None
     default_ttl_days: float = 30.0  # T2 facts expire; the tiered model's default
     owner_ttl_days: float | None = None  # a deployment may keep owner facts longer
 

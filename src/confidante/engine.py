@@ -44,6 +44,7 @@ from .model import Context, Fact, Hit, OriginKind, Scope, Tier, normalize_actor
 from .policy import PartitionRef, Viewer
 from .ranking import BM25, Candidates, Pipeline, Ranker
 from .store import DenialRow, FactRow, PartitionRow, Store
+from .store.postgres import PostgresStore, is_postgres_url
 from .store.sqlite import SQLiteStore
 
 Clock = Callable[[], datetime]
@@ -106,16 +107,22 @@ class Memory:
         settings: Settings | None = None,
         clock: Clock | None = None,
     ) -> Memory:
-        """Open (creating if needed) a SQLite-backed memory.
+        """Open (creating if needed) a memory: a SQLite file path, or a `postgresql://` URL.
 
         The master key comes from the argument, else `CONFIDANTE_MASTER_KEY`, else the key
-        file beside the database (created with mode 0600 for a new database).
+        file (`CONFIDANTE_KEY_FILE`, or beside a SQLite database, created with mode 0600 for
+        a new one).
         """
         settings = settings or Settings()
-        db = Path(path) if path is not None else settings.db
         owners = list(owner_ids) if owner_ids is not None else list(settings.owner_ids)
-        key = resolve_master_key(db, master_key, settings)
-        store = SQLiteStore(db)
+        target = os.fspath(path) if path is not None else str(settings.db)
+        store: Store
+        if is_postgres_url(target):
+            key = resolve_master_key(None, master_key, settings)
+            store = PostgresStore(target)
+        else:
+            key = resolve_master_key(Path(target), master_key, settings)
+            store = SQLiteStore(target)
         try:
             return cls(store, master_key=key, owner_ids=owners, settings=settings, clock=clock)
         except BaseException:
@@ -485,15 +492,21 @@ def _check_meta(kind: object, source_skill: object, confidence: object, ttl: obj
         raise InvalidInput("ttl must be a positive timedelta")
 
 
-def resolve_master_key(db: Path, explicit: bytes | str | None, settings: Settings) -> bytes:
-    """Argument, else environment, else the key file beside the database.
+def resolve_master_key(db: Path | None, explicit: bytes | str | None, settings: Settings) -> bytes:
+    """Argument, else environment, else the key file (configured, or beside a SQLite file).
 
-    A brand-new database gets a fresh key file (0600); an existing one without any key is an
-    error rather than a silently different key."""
+    A brand-new SQLite database gets a fresh key file (0600); an existing one without any key
+    is an error rather than a silently different key. A server database needs a given key."""
     if explicit is not None:
         return parse_master_key(explicit)
     if settings.master_key is not None:
         return parse_master_key(settings.master_key.get_secret_value())
+    if settings.key_file is not None:
+        return read_key_file(settings.key_file)
+    if db is None:
+        raise MasterKeyMissing(
+            "a server database needs CONFIDANTE_MASTER_KEY, CONFIDANTE_KEY_FILE or master_key="
+        )
     key_file = key_file_for(db)
     if key_file.exists():
         return read_key_file(key_file)
