@@ -457,6 +457,53 @@ class Memory:
             raise AccessDenied(code)
         return self.store.denials(limit)
 
+    # -- sealed settings for adapters (agent keys, dashboard credentials) ------------------------
+    def sealed_meta(self, name: str) -> bytes | None:
+        """A small value kept encrypted under the master key (e.g. an adapter's settings)."""
+        blob = self.store.get_meta(f"sealed:{name}")
+        return None if blob is None else open_sealed(self._master, blob, f"meta\x00{name}".encode())
+
+    def set_sealed_meta(self, name: str, value: bytes) -> None:
+        self.store.set_meta(f"sealed:{name}", seal(self._master, value, f"meta\x00{name}".encode()))
+
+    # -- surfaces still being built (issues 3-5); signatures are final ---------------------------
+    def update(self, ctx: Context, fact_id: str, text: str) -> Fact:
+        """Replace a fact's text; same visibility and authorship rules as `forget`."""
+        raise NotImplementedError
+
+    def prompt_context(self, ctx: Context, query: str, max_tokens: int = 800) -> str:
+        """Identity block plus recalled facts grouped by pool, within `max_tokens`."""
+        raise NotImplementedError
+
+    def forget_subject(self, ctx: Context, actor: str) -> dict[str, int]:
+        """Erase everything about `actor` and destroy their keys (owner in private, or self)."""
+        raise NotImplementedError
+
+    def forget_guild(self, ctx: Context, guild: str) -> dict[str, int]:
+        """Erase a community's memory (the owner, in private)."""
+        raise NotImplementedError
+
+    def record_skill_use(self, skill: str, ok: bool = True) -> None:
+        raise NotImplementedError
+
+    def record_pattern(self, trigger: str, skills: Sequence[str]) -> None:
+        raise NotImplementedError
+
+    def public_stats(self) -> dict[str, object]:
+        """T1: {"skill_stats": {skill: {calls, success_rate, last_used}}, "patterns_observed": []}"""
+        raise NotImplementedError
+
+    def audit(self) -> dict[str, object]:
+        """The privacy checklist: {"ok": bool, "findings": [{"check", "detail"}], "checks": [...]}"""
+        raise NotImplementedError
+
+    def cleanup(self, now: datetime | None = None, dry_run: bool = False) -> dict[str, object]:
+        """The cleanup protocol; returns counts and the log line."""
+        raise NotImplementedError
+
+    def cleanup_history(self, ctx: Context) -> list[str]:
+        raise NotImplementedError
+
 
 def _newest(cands: Sequence[Candidates]) -> list[Fact]:
     items = [c.index.facts[i] for c in cands for i in (c.mask.nonzero()[0])]
