@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import (
@@ -44,8 +44,19 @@ class Settings(BaseSettings):
     master_key: SecretStr | None = None
     db: Path | str = Field(default_factory=default_db_path)  # a file, or a postgresql:// URL
     key_file: Path | None = None
-    default_ttl_days: float = 30.0  # T2 facts expire; the tiered model's default
-    owner_ttl_days: float | None = None  # a deployment may keep owner facts longer
+    # Expiry: every stored (T2) fact expires. Explicit ttl > kind > scope > default.
+    default_ttl_days: float = Field(30.0, gt=0)  # the tiered model's default
+    ttl_days_by_scope: dict[str, float] = Field(default_factory=dict)  # e.g. {"owner": 365}
+    ttl_days_by_kind: dict[str, float] = Field(default_factory=dict)  # e.g. {"profile": 180}
+    refresh_on_read: bool = False  # recalled facts get their expiry pushed forward
+    # Cleanup protocol
+    archive_grace_days: float = Field(30.0, ge=0)  # expired facts wait, encrypted, then go
+    pattern_max_age_days: float = Field(90.0, gt=0)  # public patterns not seen since: dropped
+    cleanup_interval_days: float = Field(7.0, gt=0)  # how often `serve` runs cleanup
+    # Privacy guard: refuse T3 data (default) or store it redacted ("[EMAIL]")
+    privacy_mode: Literal["refuse", "redact"] = "refuse"
+    # Recall: the embedder for semantic ranking ("none" = keyword only)
+    embedder: str = "default"
 
     @field_validator("owner_ids", mode="before")
     @classmethod

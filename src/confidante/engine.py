@@ -1,75 +1,57 @@
-"""`Memory`: the one entry point. It asks the policy, encrypts, stores, indexes and ranks.
+"""`Memory`: the one entry point. It asks the policy, guards privacy, encrypts, stores,
+indexes and ranks.
 
 Every operation builds a viewer from the context, asks `policy` which partitions and
 origins it may touch, and only then loads (decrypts) data. Data a context may not see is
-never decrypted for it.
+never decrypted for it. Lifecycle work (cleanup, erasure, keys, backup) lives in
+`lifecycle.py`, the privacy audit in `audit.py`; both act through this class.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
-from . import policy
+from . import guard, policy
 from .config import Settings
-from .crypto import (
-    key_file_for,
-    keyed_id,
-    new_key,
-    open_sealed,
-    parse_master_key,
-    read_key_file,
-    seal,
-    write_key_file,
-)
+from .crypto import key_file_for, new_key, parse_master_key, read_key_file, write_key_file
 from .errors import (
     AccessDenied,
-    ConfidanteError,
     EmptyText,
     IntegrityError,
     InvalidContext,
     InvalidInput,
     MasterKeyMissing,
     NotFound,
-    WrongMasterKey,
 )
 from .index import IndexedFact, PartitionIndex
+from .keyring import Keyring
 from .model import Context, Fact, Hit, OriginKind, Scope, Tier, normalize_actor
 from .policy import PartitionRef, Viewer
 from .ranking import BM25, Candidates, Pipeline, Ranker
-from .store import DenialRow, FactRow, PartitionRow, Store
+from .records import open_fact, seal_fact, to_ms
+from .store import EventRow, FactRow, PartitionRow, Store
 from .store.postgres import PostgresStore, is_postgres_url
 from .store.sqlite import SQLiteStore
 
 Clock = Callable[[], datetime]
 MAX_TEXT_CHARS = 20_000
-_KEYCHECK = b"confidante-keycheck-v1"
 
 
 def _utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-def _ms(dt: datetime) -> int:
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=UTC)
-    return int(dt.timestamp() * 1000)
-
-
-def _dt(ms: int | None) -> datetime | None:
-    return None if ms is None else datetime.fromtimestamp(ms / 1000, UTC)
-
-
-def _partition_ref(row_scope: str, pid: str) -> PartitionRef:
-    scope = Scope(row_scope)
+def partition_ref(scope: str, pid: str) -> PartitionRef:
     _, _, key = pid.partition(":")
-    return PartitionRef(scope, key)
+    return PartitionRef(Scope(scope), key)
 
 
 class Memory:
@@ -89,9 +71,7 @@ class Memory:
         self.settings = settings or Settings()
         self.owners: frozenset[str] = frozenset(normalize_actor(o) for o in owner_ids)
         self.clock: Clock = clock or _utcnow
-        self._master = master_key
-        self._secret = self._open_keyring()
-        self._data_keys: dict[str, bytes] = {}
+        self.keys = Keyring(store, master_key)
         self._indexes: dict[str, PartitionIndex] = {}
         self._lock = threading.RLock()
         self.pipeline = Pipeline(rankers or [BM25()])
@@ -121,6 +101,9 @@ class Memory:
             key = resolve_master_key(None, master_key, settings)
             store = PostgresStore(target)
         else:
+            from .lifecycle import recover_key_file
+
+            recover_key_file(Path(target))  # finish or undo a rotation a crash interrupted
             key = resolve_master_key(Path(target), master_key, settings)
             store = SQLiteStore(target)
         try:
@@ -129,26 +112,9 @@ class Memory:
             store.close()
             raise
 
-    def _open_keyring(self) -> bytes:
-        check = self.store.get_meta("keycheck")
-        if check is None:
-            secret = new_key()
-            self.store.set_meta("installation_secret", seal(self._master, secret, b"secret"))
-            self.store.set_meta("keycheck", seal(self._master, _KEYCHECK, b"keycheck"))
-            return secret
-        try:
-            if open_sealed(self._master, check, b"keycheck") != _KEYCHECK:
-                raise IntegrityError("key check mismatch")
-            wrapped = self.store.get_meta("installation_secret")
-            assert wrapped is not None
-            return open_sealed(self._master, wrapped, b"secret")
-        except IntegrityError:
-            raise WrongMasterKey("the master key does not open this database") from None
-
     def close(self) -> None:
         with self._lock:
             self._indexes.clear()
-            self._data_keys.clear()
             self.store.close()
 
     def __enter__(self) -> Memory:
@@ -162,47 +128,53 @@ class Memory:
     ) -> None:
         self.close()
 
-    # -- identity and keys -----------------------------------------------------------------------
-    def _key(self, domain: str, raw: str) -> str:
-        return keyed_id(self._secret, domain, raw)
+    # -- helpers shared with lifecycle and audit -------------------------------------------------
+    def now(self) -> datetime:
+        return self.clock()
 
-    def _viewer(self, ctx: Context, query: str = "") -> Viewer:
+    def viewer(self, ctx: Context, query: str = "") -> Viewer:
         if not isinstance(ctx, Context):
             raise InvalidContext("a Context is required (use Context.dm(...), Context.guild(...))")
-        return policy.viewer(ctx, self.owners, self._key, query=query)
+        return policy.viewer(ctx, self.owners, self.keys.key, query=query)
 
-    def _data_key(self, ref: PartitionRef, *, create: bool) -> bytes | None:
-        pid = ref.id
-        dk = self._data_keys.get(pid)
-        if dk is not None:
-            return dk
-        row = self.store.get_partition(pid)
-        if row is None:
-            if not create:
-                return None
-            row = self.store.ensure_partition(
-                pid, ref.scope.value, seal(self._master, new_key(), self._wrap_aad(pid))
-            )
-        return self._unwrap(row)
+    def deny(self, ctx: Context, code: str, scope: str | None) -> None:
+        """Invariant 11: every denial is recorded (code, scope, surface, time; no content)."""
+        self.store.record_event(
+            EventRow(to_ms(self.now()), "denial", code, scope, ctx.surface.value)
+        )
 
-    def _unwrap(self, row: PartitionRow) -> bytes | None:
-        if row.wrapped_key is None:
-            return None  # destroyed: nothing in this partition can be read again
-        dk = open_sealed(self._master, row.wrapped_key, self._wrap_aad(row.id))
-        self._data_keys[row.id] = dk
-        return dk
+    def require_owner_private(self, ctx: Context) -> Viewer:
+        v = self.viewer(ctx)
+        if not v.owner_private:
+            code = "owner_private_context_required" if v.is_owner else "owner_required"
+            self.deny(ctx, code, None)
+            raise AccessDenied(code)
+        return v
 
-    @staticmethod
-    def _wrap_aad(pid: str) -> bytes:
-        return f"partition\x00{pid}".encode()
+    def invalidate(self, pid: str | None = None) -> None:
+        with self._lock:
+            if pid is None:
+                self._indexes.clear()
+            else:
+                self._indexes.pop(pid, None)
 
-    @staticmethod
-    def _fact_aad(pid: str, fid: str) -> bytes:
-        return f"fact\x00{pid}\x00{fid}".encode()
+    def decrypt(self, row: FactRow) -> IndexedFact | None:
+        """Open one stored row; None when its partition's key has been destroyed."""
+        dk = self.keys.data_key(row.partition_id, row.scope, create=False)
+        return None if dk is None else open_fact(dk, row)
 
-    # -- denials ---------------------------------------------------------------------------------
-    def _deny(self, ctx: Context, code: str, scope: str | None) -> None:
-        self.store.record_denial(DenialRow(_ms(self.clock()), code, scope, ctx.surface.value))
+    def reseal(self, row: FactRow, fact: Fact, vector: Any = None) -> FactRow:
+        dk = self.keys.data_key(row.partition_id, row.scope, create=False)
+        if dk is None:
+            raise IntegrityError("this partition's key was destroyed")
+        return seal_fact(dk, row, fact, vector)
+
+    def ttl_for(self, scope: Scope, kind: str) -> timedelta:
+        s = self.settings
+        days = s.ttl_days_by_kind.get(
+            kind, s.ttl_days_by_scope.get(scope.value, s.default_ttl_days)
+        )
+        return timedelta(days=days)
 
     # -- writing ---------------------------------------------------------------------------------
     def remember(
@@ -238,147 +210,138 @@ class Memory:
         confidence: float = 1.0,
         ttl: timedelta | None = None,
     ) -> list[Fact]:
-        """Store several facts in one transaction, all under the same namespace."""
-        if isinstance(texts, str):
+        """Store several facts in one transaction, all under the same namespace. Nothing is
+        stored if any one of them is refused."""
+        if isinstance(texts, str) or not isinstance(texts, Sequence):
             raise InvalidInput("texts must be a list of strings")
         clean = [_check_text(t) for t in texts]
         _check_meta(kind, source_skill, confidence, ttl)
-        self._viewer(ctx)  # validates the context
+        self.viewer(ctx)
         try:
             target = policy.resolve_write(ctx, self.owners, namespace)
         except AccessDenied as e:
-            self._deny(ctx, e.code, e.scope)
+            self.deny(ctx, e.code, e.scope)
             raise
-        ref = policy.write_partition(target, self._key)
+        guard.check_label(kind, "kind")
+        guard.check_label(source_skill, "source skill")
+        guarded = [guard.check_text(t, target.scope, self.settings.privacy_mode) for t in clean]
+
+        ref = policy.write_partition(target, self.keys.key)
         origin_kind, origin_raw = policy.origin_of(ctx, self.owners)
         domain = policy.origin_domain(origin_kind)
-        origin_key = self._key(domain, origin_raw) if domain and origin_raw else None
-        now = self.clock()
-        expires = now + (ttl if ttl is not None else self._default_ttl(target.scope))
-        author = ctx.actor
-        with self._lock:
-            dk = self._data_key(ref, create=True)
-            if dk is None:
-                raise IntegrityError("this partition's key was destroyed")
-            rows, facts = [], []
-            for text in clean:
-                fid = uuid.uuid4().hex
-                fact = Fact(
-                    id=fid,
-                    scope=target.scope,
-                    text=text,
-                    subject=target.subject,
-                    community=target.community,
-                    origin=f"{origin_kind.value}:{origin_raw}" if origin_raw else origin_kind.value,
-                    author=author,
-                    tier=Tier.INTERNAL,
-                    kind=kind,
-                    source_skill=source_skill,
-                    confidence=float(confidence),
-                    created_at=now,
-                    updated_at=now,
-                    expires_at=expires,
-                )
-                payload = json.dumps(
-                    {
-                        "t": text,
-                        "s": fact.subject,
-                        "c": fact.community,
-                        "a": author,
-                        "o": fact.origin,
-                    },
-                    separators=(",", ":"),
-                ).encode()
-                rows.append(
-                    FactRow(
-                        id=fid,
-                        partition_id=ref.id,
-                        scope=target.scope.value,
-                        community_key=ref.key if target.scope is Scope.GUILD else None,
-                        subject_key=self._key("actor", target.subject) if target.subject else None,
-                        author_key=self._key("actor", author) if author else None,
-                        origin_kind=origin_kind.value,
-                        origin_key=origin_key,
-                        tier=Tier.INTERNAL.value,
-                        kind=kind,
-                        source_skill=source_skill,
-                        created_at=_ms(now),
-                        updated_at=_ms(now),
-                        expires_at=_ms(expires),
-                        confidence=float(confidence),
-                        ciphertext=seal(dk, payload, self._fact_aad(ref.id, fid)),
-                    )
-                )
-                facts.append(fact)
-            self.store.insert_facts(rows)
+        now = self.now()
+        expires = now + (ttl if ttl is not None else self.ttl_for(target.scope, kind))
+        vectors = self._embed([g.text for g in guarded])
+        dk = self.keys.data_key(ref.id, ref.scope.value, create=True)
+        if dk is None:
+            raise IntegrityError("this partition's key was destroyed")
+        rows, facts = [], []
+        for i, g in enumerate(guarded):
+            fact = Fact(
+                id=uuid.uuid4().hex,
+                scope=target.scope,
+                text=g.text,
+                subject=target.subject,
+                community=target.community,
+                origin=f"{origin_kind.value}:{origin_raw}" if origin_raw else origin_kind.value,
+                author=ctx.actor,
+                tier=Tier.INTERNAL,
+                kind=kind,
+                source_skill=source_skill,
+                confidence=float(confidence),
+                created_at=now,
+                updated_at=now,
+                expires_at=expires,
+                changes=g.changes,
+            )
+            row = FactRow(
+                id=fact.id,
+                partition_id=ref.id,
+                scope=target.scope.value,
+                community_key=ref.key if target.scope is Scope.GUILD else None,
+                subject_key=self.keys.key("actor", target.subject) if target.subject else None,
+                author_key=self.keys.key("actor", ctx.actor) if ctx.actor else None,
+                origin_kind=origin_kind.value,
+                origin_key=self.keys.key(domain, origin_raw) if domain and origin_raw else None,
+                tier=Tier.INTERNAL.value,
+                kind=kind,
+                source_skill=source_skill,
+                created_at=to_ms(now),
+                updated_at=to_ms(now),
+                expires_at=to_ms(expires),
+                confidence=float(confidence),
+                ciphertext=b"",
+            )
+            rows.append(seal_fact(dk, row, fact, None if vectors is None else vectors[i]))
+            facts.append(fact)
+        self.store.insert_facts(rows)
         return facts
 
-    def _default_ttl(self, scope: Scope) -> timedelta:
-        days = self.settings.default_ttl_days
-        if scope is Scope.OWNER and self.settings.owner_ttl_days is not None:
-            days = self.settings.owner_ttl_days
-        return timedelta(days=days)
+    def update(self, ctx: Context, fact_id: str, text: str) -> Fact:
+        """Replace a fact's text; the same visibility and authorship rules as `forget`."""
+        text = _check_text(text)
+        v, row, old = self._visible_row(ctx, fact_id)
+        self._require_may_forget(ctx, v, row)
+        g = guard.check_text(text, Scope(row.scope), self.settings.privacy_mode)
+        now = self.now()
+        fact = replace(old.fact, text=g.text, updated_at=now, changes=g.changes)
+        vectors = self._embed([g.text])
+        new_row = replace(row, updated_at=to_ms(now))
+        self.store.update_facts(
+            [self.reseal(new_row, fact, None if vectors is None else vectors[0])]
+        )
+        return fact
+
+    def _embed(self, texts: list[str]) -> Any:
+        """Vectors for rankers that keep one per fact (the semantic ranker); None otherwise."""
+        for r in self.pipeline.rankers:
+            embed = getattr(r, "embed_documents", None)
+            if embed is not None:
+                return embed(texts)
+        return None
 
     # -- reading ---------------------------------------------------------------------------------
-    def _decrypt(self, row: FactRow, dk: bytes) -> IndexedFact:
-        aad = self._fact_aad(row.partition_id, row.id)
-        payload = json.loads(open_sealed(dk, row.ciphertext, aad))
-        fact = Fact(
-            id=row.id,
-            scope=Scope(row.scope),
-            text=payload["t"],
-            subject=payload.get("s"),
-            community=payload.get("c"),
-            origin=payload.get("o", row.origin_kind),
-            author=payload.get("a"),
-            tier=Tier(row.tier),
-            kind=row.kind,
-            source_skill=row.source_skill,
-            confidence=row.confidence,
-            created_at=_dt(row.created_at),
-            updated_at=_dt(row.updated_at),
-            expires_at=_dt(row.expires_at),
-        )
-        return IndexedFact(
-            fact=fact,
-            origin_kind=OriginKind(row.origin_kind),
-            origin_key=row.origin_key,
-            author_key=row.author_key,
-            subject_key=row.subject_key,
-            created_ms=row.created_at,
-            expires_ms=row.expires_at,
-        )
-
     def _load_index(self, row: PartitionRow) -> PartitionIndex | None:
         cached = self._indexes.get(row.id)
         if cached is not None and cached.version == row.version:
             return cached
-        dk = self._data_keys.get(row.id) or self._unwrap(row)
+        dk = self.keys.unwrap(row)
         if dk is None:
             self._indexes.pop(row.id, None)
             return None
-        facts = [self._decrypt(r, dk) for r in self.store.facts_in(row.id)]
-        index = PartitionIndex(_partition_ref(row.scope, row.id), row.version, facts)
+        facts = [open_fact(dk, r) for r in self.store.facts_in(row.id)]
+        index = PartitionIndex(partition_ref(row.scope, row.id), row.version, facts)
+        for r in self.pipeline.rankers:
+            prepare = getattr(r, "prepare", None)
+            if prepare is not None:
+                prepare(index)
         self._indexes[row.id] = index
         return index
 
-    def _candidates(self, v: Viewer, pool: policy.Pool) -> list[Candidates]:
+    def candidates(self, v: Viewer, pool: policy.Pool) -> list[Candidates]:
         """Visible facts of every granted partition in the pool, decrypted and indexed."""
-        rows = {r.id: r for r in self.store.partitions(s.value for s in pool.all_of)}
+        rows = {r.id: r for r in self.store.partitions([s.value for s in pool.all_of])}
         named = [p.id for p in pool.partitions if p.id not in rows]
         rows.update((r.id, r) for r in self.store.get_partitions(named))
-        now = _ms(self.clock())
+        now = to_ms(self.now())
         out = []
         with self._lock:
             for pid in sorted(rows):
                 row = rows[pid]
-                grant = policy.grant_for(v, _partition_ref(row.scope, row.id))
+                grant = policy.grant_for(v, partition_ref(row.scope, row.id))
                 if grant is None:
                     continue
                 index = self._load_index(row)
                 if index is not None and len(index):
                     out.append(Candidates(index, index.mask(grant, now)))
         return out
+
+    def _note_reads(self, ctx: Context, cands: Sequence[Candidates], op: str) -> None:
+        """Owner memory read: logged (operation, surface, time), for the owner to review."""
+        if any(c.index.ref.scope is Scope.OWNER and c.mask.any() for c in cands):
+            self.store.record_event(
+                EventRow(to_ms(self.now()), "owner_read", op, "owner", ctx.surface.value)
+            )
 
     def recall(
         self,
@@ -395,120 +358,193 @@ class Memory:
             raise InvalidInput("query must be a string")
         if not isinstance(k, int) or isinstance(k, bool) or k < 1 or k > 1000:
             raise InvalidInput("k must be an integer between 1 and 1000")
-        v = self._viewer(ctx, query)
+        if min_score is not None and not isinstance(min_score, int | float):
+            raise InvalidInput("min_score must be a number")
+        v = self.viewer(ctx, query)
         try:
-            pool = policy.recall_pool(ctx, v, self._key, subjects=subjects, guilds=guilds)
+            pool = policy.recall_pool(ctx, v, self.keys.key, subjects=subjects, guilds=guilds)
         except AccessDenied as e:
-            self._deny(ctx, e.code, None)
+            self.deny(ctx, e.code, None)
             raise
-        cands = self._candidates(v, pool)
+        cands = self.candidates(v, pool)
         if not query.strip():
-            return [Hit(f, 0.0) for f in _newest(cands)[:k]]
-        hits = []
-        for r in self.pipeline.rank(query, cands, k):
-            if min_score is not None and r.score < min_score:
-                continue
-            hits.append(Hit(cands[r.partition].index.facts[r.row].fact, r.score, r.parts))
+            hits = [Hit(f.fact, 0.0) for f in _newest(cands)[:k]]
+        else:
+            hits = [
+                Hit(cands[r.partition].index.facts[r.row].fact, r.score, r.parts)
+                for r in self.pipeline.rank(query, cands, k)
+                if min_score is None or r.score >= min_score
+            ]
+        if any(h.fact.scope is Scope.OWNER for h in hits):
+            self._note_reads(ctx, cands, "recall")
+        if self.settings.refresh_on_read and hits:
+            self._refresh([h.fact for h in hits])
         return hits
+
+    def _refresh(self, facts: Sequence[Fact]) -> None:
+        by_scope: dict[tuple[Scope, str], list[str]] = {}
+        for f in facts:
+            by_scope.setdefault((f.scope, f.kind), []).append(f.id)
+        for (scope, kind), ids in by_scope.items():
+            self.store.touch_facts(ids, to_ms(self.now() + self.ttl_for(scope, kind)))
 
     def list(self, ctx: Context, *, limit: int | None = None) -> list[Fact]:
         """Every fact this context may see, newest first."""
-        v = self._viewer(ctx)
-        facts = _newest(self._candidates(v, policy.visible_pool(v)))
+        if limit is not None and (not isinstance(limit, int) or limit < 0):
+            raise InvalidInput("limit must be a non-negative integer")
+        v = self.viewer(ctx)
+        cands = self.candidates(v, policy.visible_pool(v))
+        self._note_reads(ctx, cands, "list")
+        facts = [f.fact for f in _newest(cands)]
         return facts[:limit] if limit is not None else facts
 
     def _visible_row(self, ctx: Context, fact_id: str) -> tuple[Viewer, FactRow, IndexedFact]:
-        v = self._viewer(ctx)
+        v = self.viewer(ctx)
         if not isinstance(fact_id, str) or not fact_id or len(fact_id) > 64:
             raise NotFound("no such fact")
         row = self.store.get_fact(fact_id)
         if row is not None:
-            ref = _partition_ref(row.scope, row.partition_id)
+            ref = partition_ref(row.scope, row.partition_id)
             visible = policy.can_read(v, ref, OriginKind(row.origin_kind), row.origin_key)
-            alive = row.expires_at is None or row.expires_at > _ms(self.clock())
+            alive = row.expires_at is None or row.expires_at > to_ms(self.now())
             if visible and alive:
-                with self._lock:
-                    dk = self._data_key(ref, create=False)
-                if dk is not None:
-                    return v, row, self._decrypt(row, dk)
+                opened = self.decrypt(row)
+                if opened is not None:
+                    if row.scope == Scope.OWNER.value:
+                        self.store.record_event(
+                            EventRow(
+                                to_ms(self.now()), "owner_read", "get", "owner", ctx.surface.value
+                            )
+                        )
+                    return v, row, opened
             if not visible:
-                self._deny(ctx, "not_visible", row.scope)
+                self.deny(ctx, "not_visible", row.scope)
         raise NotFound("no such fact")
 
     def get(self, ctx: Context, fact_id: str) -> Fact:
         """One fact by id; invisible and nonexistent ids both raise NotFound."""
         return self._visible_row(ctx, fact_id)[2].fact
 
+    def _require_may_forget(self, ctx: Context, v: Viewer, row: FactRow) -> None:
+        if not policy.may_forget(v, row.author_key, row.subject_key):
+            self.deny(ctx, "not_author", row.scope)
+            raise AccessDenied("not_author", scope=row.scope)
+
     def forget(self, ctx: Context, fact_id: str) -> None:
         """Delete one fact: by its writer, its subject, or the owner in an owner-private context."""
         v, row, _ = self._visible_row(ctx, fact_id)
-        if not policy.may_forget(v, row.author_key, row.subject_key):
-            self._deny(ctx, "not_author", row.scope)
-            raise AccessDenied("not_author", scope=row.scope)
-        self.store.delete_fact(row.id)
+        self._require_may_forget(ctx, v, row)
+        self.store.delete_facts([row.id])
 
-    # -- owner tools -----------------------------------------------------------------------------
-    def denials(self, ctx: Context, limit: int = 100) -> list[DenialRow]:
+    # -- logs --------------------------------------------------------------------------------------
+    def denials(self, ctx: Context, limit: int = 100) -> list[EventRow]:
         """The denial log (code, scope, surface, time). The owner's alone, in private."""
-        v = self._viewer(ctx)
-        if not v.owner_private:
-            code = "owner_private_context_required" if v.is_owner else "owner_required"
-            self._deny(ctx, code, None)
-            raise AccessDenied(code)
-        return self.store.denials(limit)
+        self.require_owner_private(ctx)
+        return self.store.events("denial", limit)
+
+    def access_log(self, ctx: Context, limit: int = 100) -> list[EventRow]:
+        """Denials and owner-memory reads, newest first. The owner's alone, in private."""
+        self.require_owner_private(ctx)
+        return self.store.events(None, limit)
 
     # -- sealed settings for adapters (agent keys, dashboard credentials) ------------------------
     def sealed_meta(self, name: str) -> bytes | None:
         """A small value kept encrypted under the master key (e.g. an adapter's settings)."""
-        blob = self.store.get_meta(f"sealed:{name}")
-        return None if blob is None else open_sealed(self._master, blob, f"meta\x00{name}".encode())
+        return self.keys.sealed_meta(name)
 
     def set_sealed_meta(self, name: str, value: bytes) -> None:
-        self.store.set_meta(f"sealed:{name}", seal(self._master, value, f"meta\x00{name}".encode()))
+        self.keys.set_sealed_meta(name, value)
 
-    # -- surfaces still being built (issues 3-5); signatures are final ---------------------------
-    def update(self, ctx: Context, fact_id: str, text: str) -> Fact:
-        """Replace a fact's text; same visibility and authorship rules as `forget`."""
-        raise NotImplementedError
+    # -- T1 public stats (plaintext by design, identifier-free) ----------------------------------
+    def record_skill_use(self, skill: str, ok: bool = True) -> None:
+        """Count one use of a skill. Skill names are public: no identifiers, no T3."""
+        name = _check_label_text(skill, "skill")
+        guard.check_label(name, "skill")
+        self.store.record_skill(name, bool(ok), to_ms(self.now()))
+
+    def record_pattern(self, trigger: str, skills: Sequence[str]) -> None:
+        """Count an observed pattern: a trigger (generalised) and the skills it led to."""
+        text = guard.public_text(_check_label_text(trigger, "trigger", 200))
+        if isinstance(skills, str) or not skills:
+            raise InvalidInput("skills must be a non-empty list of skill names")
+        names = sorted({_check_label_text(s, "skill") for s in skills})
+        for name in names:
+            guard.check_label(name, "skill")
+        self.store.record_pattern(text, ",".join(names), to_ms(self.now()))
+
+    def public_stats(self) -> dict[str, Any]:
+        """The T1 store: `{"skill_stats": {...}, "patterns_observed": [...]}`."""
+        return {
+            "skill_stats": {
+                s.skill: {
+                    "calls": s.calls,
+                    "success_rate": round(s.successes / s.calls, 4) if s.calls else 0.0,
+                    "last_used": _day(s.last_used),
+                }
+                for s in self.store.skill_stats()
+            },
+            "patterns_observed": [
+                {"trigger": p.trigger, "skills_used": p.skills.split(","), "count": p.count}
+                for p in self.store.patterns()
+            ],
+        }
+
+    # -- lifecycle and audit (implemented in their own modules) ----------------------------------
+    def cleanup(self, now: datetime | None = None, dry_run: bool = False) -> dict[str, Any]:
+        """The cleanup protocol: archive expired, purge past grace, re-scan, merge duplicates,
+        drop stale public patterns, compact, and log one line."""
+        from .lifecycle import cleanup
+
+        return cleanup(self, now=now, dry_run=dry_run)
+
+    def cleanup_history(self, ctx: Context, limit: int = 100) -> list[str]:
+        self.require_owner_private(ctx)
+        return [line for _, line in self.store.cleanup_log(limit)]
+
+    def forget_subject(self, ctx: Context, actor: str) -> dict[str, int]:
+        """Erase everything about `actor` and destroy their keys (owner in private, or the
+        actor themselves in their own DM)."""
+        from .lifecycle import forget_subject
+
+        return forget_subject(self, ctx, actor)
+
+    def forget_guild(self, ctx: Context, guild: str) -> dict[str, int]:
+        """Erase a community's memory and destroy its key (the owner, in private)."""
+        from .lifecycle import forget_guild
+
+        return forget_guild(self, ctx, guild)
+
+    def rotate_master_key(self, new_key: bytes | str) -> None:
+        """Re-wrap every data key under a new master key; facts are not re-encrypted."""
+        self.keys.rotate(new_key)
+
+    def backup(self, dest: str | os.PathLike[str]) -> Path:
+        """A consistent online copy of the database, still encrypted (SQLite)."""
+        from .lifecycle import backup
+
+        return backup(self, Path(dest))
+
+    def audit(self) -> dict[str, Any]:
+        """The privacy checklist over the whole store; `{"ok": bool, "findings": [...]}`."""
+        from .audit import audit
+
+        return audit(self)
 
     def prompt_context(self, ctx: Context, query: str, max_tokens: int = 800) -> str:
         """Identity block plus recalled facts grouped by pool, within `max_tokens`."""
-        raise NotImplementedError
+        from .prompt import prompt_context
 
-    def forget_subject(self, ctx: Context, actor: str) -> dict[str, int]:
-        """Erase everything about `actor` and destroy their keys (owner in private, or self)."""
-        raise NotImplementedError
-
-    def forget_guild(self, ctx: Context, guild: str) -> dict[str, int]:
-        """Erase a community's memory (the owner, in private)."""
-        raise NotImplementedError
-
-    def record_skill_use(self, skill: str, ok: bool = True) -> None:
-        raise NotImplementedError
-
-    def record_pattern(self, trigger: str, skills: Sequence[str]) -> None:
-        raise NotImplementedError
-
-    def public_stats(self) -> dict[str, object]:
-        """T1: {"skill_stats": {skill: {calls, success_rate, last_used}}, "patterns_observed": []}"""
-        raise NotImplementedError
-
-    def audit(self) -> dict[str, object]:
-        """The privacy checklist: {"ok": bool, "findings": [{"check", "detail"}], "checks": [...]}"""
-        raise NotImplementedError
-
-    def cleanup(self, now: datetime | None = None, dry_run: bool = False) -> dict[str, object]:
-        """The cleanup protocol; returns counts and the log line."""
-        raise NotImplementedError
-
-    def cleanup_history(self, ctx: Context) -> list[str]:
-        raise NotImplementedError
+        return prompt_context(self, ctx, query, max_tokens=max_tokens)
 
 
-def _newest(cands: Sequence[Candidates]) -> list[Fact]:
-    items = [c.index.facts[i] for c in cands for i in (c.mask.nonzero()[0])]
+def _day(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000, UTC).date().isoformat()
+
+
+def _newest(cands: Sequence[Candidates]) -> list[IndexedFact]:
+    items = [c.index.facts[i] for c in cands for i in c.mask.nonzero()[0]]
     items.sort(key=lambda f: (f.created_ms, f.fact.id), reverse=True)
-    return [f.fact for f in items]
+    return items
 
 
 def _check_text(text: object) -> str:
@@ -524,11 +560,16 @@ def _check_text(text: object) -> str:
     return stripped
 
 
+def _check_label_text(value: object, what: str, limit: int = 64) -> str:
+    if not isinstance(value, str) or not value.strip() or len(value) > limit:
+        raise InvalidInput(f"{what} must be a non-empty string of at most {limit} characters")
+    return value.strip()
+
+
 def _check_meta(kind: object, source_skill: object, confidence: object, ttl: object) -> None:
-    if not isinstance(kind, str) or not kind.strip() or len(kind) > 64:
-        raise InvalidInput("kind must be a short non-empty string")
-    if source_skill is not None and (not isinstance(source_skill, str) or len(source_skill) > 128):
-        raise InvalidInput("source_skill must be a short string")
+    _check_label_text(kind, "kind")
+    if source_skill is not None:
+        _check_label_text(source_skill, "source_skill", 128)
     if (
         isinstance(confidence, bool)
         or not isinstance(confidence, int | float)
@@ -567,4 +608,4 @@ def resolve_master_key(db: Path | None, explicit: bytes | str | None, settings: 
     return key
 
 
-__all__ = ["ConfidanteError", "Memory", "resolve_master_key"]
+__all__ = ["Memory", "resolve_master_key"]

@@ -72,6 +72,34 @@ _DENIAL_MESSAGES = {
 }
 
 
+class PrivateDataRefused(ConfidanteError):
+    """T3 data (secrets, contact details, government ids, account numbers) is never stored.
+
+    The message and `.categories` name what was found; the value itself is never echoed."""
+
+    code = "private_data_refused"
+    http_status = 422
+
+    def __init__(self, categories: list[str] | tuple[str, ...], message: str | None = None) -> None:
+        self.categories = tuple(sorted(set(categories)))
+        super().__init__(
+            message or f"refused: private data is never stored ({', '.join(self.categories)})"
+        )
+
+
+class IdentifierRefused(PrivateDataRefused):
+    """Memory every audience can read (global notes, public stats) must hold no identifiers."""
+
+    code = "identifier_refused"
+
+    def __init__(self, categories: list[str] | tuple[str, ...]) -> None:
+        super().__init__(
+            categories,
+            "refused: memory every audience can read must not hold identifiers "
+            f"({', '.join(sorted(set(categories)))})",
+        )
+
+
 class NotFound(ConfidanteError):
     """No fact with that id is visible in this context (it may not exist at all)."""
 

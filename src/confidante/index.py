@@ -107,6 +107,7 @@ class IndexedFact:
     subject_key: str | None
     created_ms: int
     expires_ms: int | None
+    vector: np.ndarray | None = None  # float16 embedding, when a semantic ranker made one
 
 
 _NEVER = np.iinfo(np.int64).max

@@ -201,6 +201,7 @@ class Fact:
     created_at: datetime | None = None
     updated_at: datetime | None = None
     expires_at: datetime | None = None
+    changes: tuple[str, ...] = ()  # what the privacy guard changed on the way in (not stored)
 
     def to_dict(self) -> dict[str, object]:
         d: dict[str, object] = {}
@@ -208,6 +209,8 @@ class Fact:
             value = getattr(self, name)
             if isinstance(value, datetime):
                 value = value.isoformat()
+            elif isinstance(value, tuple):
+                value = list(value)
             d[name] = value
         return d
 

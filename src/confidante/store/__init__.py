@@ -1,5 +1,5 @@
 """Storage backends behind one small interface."""
 
-from .base import DenialRow, FactRow, PartitionRow, Store
+from .base import EventRow, FactRow, PartitionRow, PatternRow, SkillStat, Store
 
-__all__ = ["DenialRow", "FactRow", "PartitionRow", "Store"]
+__all__ = ["EventRow", "FactRow", "PartitionRow", "PatternRow", "SkillStat", "Store"]

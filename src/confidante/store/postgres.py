@@ -63,6 +63,11 @@ class PostgresStore(SqlStore):
             self._execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
             super().migrate()
 
+    def compact(self) -> None:
+        with self._lock:
+            for table in ("memory_facts", "memory_archive", "partitions", "events"):
+                self._conn.execute(f"VACUUM {table}")
+
     def close(self) -> None:
         with self._lock:
             self._conn.close()

@@ -11,11 +11,11 @@ import time
 from abc import abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from typing import Any
 
 from ..errors import SchemaTooNew
-from .base import DenialRow, FactRow, PartitionRow, Store
+from .base import EventRow, FactRow, PartitionRow, PatternRow, SkillStat, Store
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,24 @@ class Dialect:
     bigint: str
     id_pk: str  # auto-increment integer primary key
 
+
+_FACT_COLUMNS_DDL = """
+    id TEXT PRIMARY KEY,
+    partition_id TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    community_key TEXT,
+    subject_key TEXT,
+    author_key TEXT,
+    origin_kind TEXT NOT NULL,
+    origin_key TEXT,
+    tier TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    source_skill TEXT,
+    created_at {bigint} NOT NULL,
+    updated_at {bigint} NOT NULL,
+    expires_at {bigint},
+    confidence REAL NOT NULL,
+    ciphertext {blob} NOT NULL"""
 
 # Each migration is a list of statements; a database records the last one applied.
 MIGRATIONS: list[list[str]] = [
@@ -38,33 +56,40 @@ MIGRATIONS: list[list[str]] = [
             created_at {bigint} NOT NULL
         )""",
         "CREATE INDEX IF NOT EXISTS partitions_scope ON partitions (scope)",
-        """CREATE TABLE IF NOT EXISTS memory_facts (
-            id TEXT PRIMARY KEY,
-            partition_id TEXT NOT NULL REFERENCES partitions (id),
-            scope TEXT NOT NULL,
-            community_key TEXT,
-            subject_key TEXT,
-            author_key TEXT,
-            origin_kind TEXT NOT NULL,
-            origin_key TEXT,
-            tier TEXT NOT NULL,
-            kind TEXT NOT NULL,
-            source_skill TEXT,
-            created_at {bigint} NOT NULL,
-            updated_at {bigint} NOT NULL,
-            expires_at {bigint},
-            confidence REAL NOT NULL,
-            ciphertext {blob} NOT NULL
-        )""",
+        f"CREATE TABLE IF NOT EXISTS memory_facts ({_FACT_COLUMNS_DDL})",
         "CREATE INDEX IF NOT EXISTS facts_partition ON memory_facts (partition_id)",
-        "CREATE INDEX IF NOT EXISTS facts_subject ON memory_facts (subject_key)",
+        "CREATE INDEX IF NOT EXISTS facts_author ON memory_facts (author_key)",
         "CREATE INDEX IF NOT EXISTS facts_expires ON memory_facts (expires_at)",
-        """CREATE TABLE IF NOT EXISTS denials (
+        f"""CREATE TABLE IF NOT EXISTS memory_archive ({_FACT_COLUMNS_DDL},
+            month TEXT NOT NULL,
+            purge_after {{bigint}} NOT NULL
+        )""",
+        "CREATE INDEX IF NOT EXISTS archive_partition ON memory_archive (partition_id)",
+        """CREATE TABLE IF NOT EXISTS events (
             id {id_pk},
             at {bigint} NOT NULL,
+            kind TEXT NOT NULL,
             code TEXT NOT NULL,
             scope TEXT,
             surface TEXT NOT NULL
+        )""",
+        """CREATE TABLE IF NOT EXISTS cleanup_log (
+            id {id_pk},
+            at {bigint} NOT NULL,
+            line TEXT NOT NULL
+        )""",
+        """CREATE TABLE IF NOT EXISTS skill_stats (
+            skill TEXT PRIMARY KEY,
+            calls {bigint} NOT NULL,
+            successes {bigint} NOT NULL,
+            last_used {bigint} NOT NULL
+        )""",
+        """CREATE TABLE IF NOT EXISTS patterns (
+            trigger_text TEXT NOT NULL,
+            skills TEXT NOT NULL,
+            count {bigint} NOT NULL,
+            last_seen {bigint} NOT NULL,
+            PRIMARY KEY (trigger_text, skills)
         )""",
     ],
 ]
@@ -75,6 +100,8 @@ _FACT_COLUMNS = (
     "origin_key, tier, kind, source_skill, created_at, updated_at, expires_at, confidence, "
     "ciphertext"
 )
+_FACT_MARKS = ", ".join("?" for _ in range(16))
+_PARTITION_COLUMNS = "id, scope, version, wrapped_key"
 
 
 def _fact(row: Sequence[Any]) -> FactRow:
@@ -86,6 +113,15 @@ def _fact(row: Sequence[Any]) -> FactRow:
 def _partition(row: Sequence[Any]) -> PartitionRow:
     pid, scope, version, wrapped = row
     return PartitionRow(pid, scope, int(version), bytes(wrapped) if wrapped is not None else None)
+
+
+def _chunks(items: Sequence[Any], size: int = 500) -> Iterator[Sequence[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _marks(items: Sequence[Any]) -> str:
+    return ", ".join("?" for _ in items)
 
 
 class SqlStore(Store):
@@ -119,6 +155,10 @@ class SqlStore(Store):
     def _q(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         return self._execute(self._sql(sql), params)
 
+    def _many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        if rows:
+            self._executemany(self._sql(sql), rows)
+
     # -- schema -----------------------------------------------------------------------------
     def migrate(self) -> None:
         with self.transaction():
@@ -131,7 +171,7 @@ class SqlStore(Store):
             for version in range(current + 1, SCHEMA_VERSION + 1):
                 for statement in MIGRATIONS[version - 1]:
                     self._q(statement)
-                self._set_meta_unlocked("schema_version", str(version).encode())
+                self._set_meta("schema_version", str(version).encode())
 
     def _schema_version(self) -> int:
         rows = self._q("SELECT value FROM meta WHERE key = ?", ("schema_version",))
@@ -147,20 +187,23 @@ class SqlStore(Store):
             rows = self._q("SELECT value FROM meta WHERE key = ?", (key,))
         return bytes(rows[0][0]) if rows else None
 
-    def _set_meta_unlocked(self, key: str, value: bytes) -> None:
+    def _set_meta(self, key: str, value: bytes) -> None:
         self._q("DELETE FROM meta WHERE key = ?", (key,))
         self._q("INSERT INTO meta (key, value) VALUES (?, ?)", (key, value))
 
     def set_meta(self, key: str, value: bytes) -> None:
         with self.transaction():
-            self._set_meta_unlocked(key, value)
+            self._set_meta(key, value)
+
+    def meta_keys(self, prefix: str) -> list[str]:
+        with self.transaction():
+            rows = self._q("SELECT key FROM meta ORDER BY key")
+        return [k for (k,) in rows if k.startswith(prefix)]
 
     # -- partitions -------------------------------------------------------------------------
     def ensure_partition(self, pid: str, scope: str, wrapped_key: bytes) -> PartitionRow:
         with self.transaction():
-            rows = self._q(
-                "SELECT id, scope, version, wrapped_key FROM partitions WHERE id = ?", (pid,)
-            )
+            rows = self._q(f"SELECT {_PARTITION_COLUMNS} FROM partitions WHERE id = ?", (pid,))
             if rows:
                 return _partition(rows[0])
             self._q(
@@ -170,77 +213,83 @@ class SqlStore(Store):
             )
         return PartitionRow(pid, scope, 0, wrapped_key)
 
-    def get_partition(self, pid: str) -> PartitionRow | None:
-        with self.transaction():
-            rows = self._q(
-                "SELECT id, scope, version, wrapped_key FROM partitions WHERE id = ?", (pid,)
-            )
-        return _partition(rows[0]) if rows else None
-
-    def partitions(self, scopes: Iterable[str]) -> list[PartitionRow]:
-        scopes = list(scopes)
-        if not scopes:
-            return []
-        marks = ", ".join("?" for _ in scopes)
-        with self.transaction():
-            rows = self._q(
-                f"SELECT id, scope, version, wrapped_key FROM partitions WHERE scope IN ({marks})",
-                scopes,
-            )
-        return [_partition(r) for r in rows]
-
     def get_partitions(self, pids: Sequence[str]) -> list[PartitionRow]:
         out: list[PartitionRow] = []
-        pids = list(pids)
         with self.transaction():
-            for start in range(0, len(pids), 500):
-                chunk = pids[start : start + 500]
-                marks = ", ".join("?" for _ in chunk)
-                out.extend(
-                    _partition(r)
-                    for r in self._q(
-                        "SELECT id, scope, version, wrapped_key FROM partitions "
-                        f"WHERE id IN ({marks})",
-                        chunk,
-                    )
+            for chunk in _chunks(list(pids)):
+                rows = self._q(
+                    f"SELECT {_PARTITION_COLUMNS} FROM partitions WHERE id IN ({_marks(chunk)})",
+                    chunk,
                 )
+                out.extend(_partition(r) for r in rows)
         return out
 
+    def partitions(self, scopes: Iterable[str] | None = None) -> list[PartitionRow]:
+        with self.transaction():
+            if scopes is None:
+                rows = self._q(f"SELECT {_PARTITION_COLUMNS} FROM partitions")
+            else:
+                wanted = list(scopes)
+                if not wanted:
+                    return []
+                rows = self._q(
+                    f"SELECT {_PARTITION_COLUMNS} FROM partitions "
+                    f"WHERE scope IN ({_marks(wanted)})",
+                    wanted,
+                )
+        return [_partition(r) for r in rows]
+
+    def drop_partition(self, pid: str) -> int:
+        with self.transaction():
+            n = int(
+                self._q("SELECT COUNT(*) FROM memory_facts WHERE partition_id = ?", (pid,))[0][0]
+            )
+            self._q("DELETE FROM memory_facts WHERE partition_id = ?", (pid,))
+            self._q("DELETE FROM memory_archive WHERE partition_id = ?", (pid,))
+            self._q("DELETE FROM partitions WHERE id = ?", (pid,))
+        return n
+
+    def rewrap(self, wrapped: dict[str, bytes], meta: dict[str, bytes]) -> None:
+        with self.transaction():
+            for pid, blob in wrapped.items():
+                self._q("UPDATE partitions SET wrapped_key = ? WHERE id = ?", (blob, pid))
+            for key, value in meta.items():
+                self._set_meta(key, value)
+
     def _bump(self, pids: Iterable[str]) -> None:
-        for pid in set(pids):
+        for pid in sorted(set(pids)):
             self._q("UPDATE partitions SET version = version + 1 WHERE id = ?", (pid,))
 
     # -- facts ------------------------------------------------------------------------------
     def insert_facts(self, rows: Sequence[FactRow]) -> None:
         if not rows:
             return
-        marks = ", ".join("?" for _ in range(16))
         with self.transaction():
-            self._executemany(
-                self._sql(f"INSERT INTO memory_facts ({_FACT_COLUMNS}) VALUES ({marks})"),
-                [
-                    (
-                        r.id,
-                        r.partition_id,
-                        r.scope,
-                        r.community_key,
-                        r.subject_key,
-                        r.author_key,
-                        r.origin_kind,
-                        r.origin_key,
-                        r.tier,
-                        r.kind,
-                        r.source_skill,
-                        r.created_at,
-                        r.updated_at,
-                        r.expires_at,
-                        r.confidence,
-                        r.ciphertext,
-                    )
-                    for r in rows
-                ],
+            self._many(
+                f"INSERT INTO memory_facts ({_FACT_COLUMNS}) VALUES ({_FACT_MARKS})",
+                [astuple(r) for r in rows],
             )
             self._bump(r.partition_id for r in rows)
+
+    def update_facts(self, rows: Sequence[FactRow]) -> None:
+        if not rows:
+            return
+        with self.transaction():
+            self._many(
+                "UPDATE memory_facts SET author_key = ?, expires_at = ?, updated_at = ?, "
+                "ciphertext = ? WHERE id = ?",
+                [(r.author_key, r.expires_at, r.updated_at, r.ciphertext, r.id) for r in rows],
+            )
+            self._bump(r.partition_id for r in rows)
+
+    def touch_facts(self, ids: Sequence[str], expires_at: int) -> None:
+        with self.transaction():
+            for chunk in _chunks(list(ids)):
+                self._q(
+                    f"UPDATE memory_facts SET expires_at = ? WHERE id IN ({_marks(chunk)}) "
+                    "AND expires_at IS NOT NULL AND expires_at < ?",
+                    [expires_at, *chunk, expires_at],
+                )
 
     def get_fact(self, fid: str) -> FactRow | None:
         with self.transaction():
@@ -256,31 +305,142 @@ class SqlStore(Store):
             )
         return [_fact(r) for r in rows]
 
-    def delete_fact(self, fid: str) -> bool:
+    def facts_where(
+        self,
+        *,
+        author_key: str | None = None,
+        origin_key: str | None = None,
+        expired_before: int | None = None,
+    ) -> list[FactRow]:
+        clauses: list[str] = []
+        params: list[Any] = []
+        if author_key is not None:
+            clauses.append("author_key = ?")
+            params.append(author_key)
+        if origin_key is not None:
+            clauses.append("origin_key = ?")
+            params.append(origin_key)
+        if expired_before is not None:
+            clauses.append("expires_at IS NOT NULL AND expires_at <= ?")
+            params.append(expired_before)
+        where = " AND ".join(clauses) or "1 = 1"
         with self.transaction():
-            rows = self._q("SELECT partition_id FROM memory_facts WHERE id = ?", (fid,))
-            if not rows:
-                return False
-            self._q("DELETE FROM memory_facts WHERE id = ?", (fid,))
-            self._bump([rows[0][0]])
-        return True
+            rows = self._q(f"SELECT {_FACT_COLUMNS} FROM memory_facts WHERE {where}", params)
+        return [_fact(r) for r in rows]
+
+    def delete_facts(self, ids: Sequence[str]) -> int:
+        ids = list(ids)
+        deleted = 0
+        with self.transaction():
+            for chunk in _chunks(ids):
+                pids = self._q(
+                    f"SELECT DISTINCT partition_id FROM memory_facts WHERE id IN ({_marks(chunk)})",
+                    chunk,
+                )
+                deleted += int(
+                    self._q(
+                        f"SELECT COUNT(*) FROM memory_facts WHERE id IN ({_marks(chunk)})", chunk
+                    )[0][0]
+                )
+                self._q(f"DELETE FROM memory_facts WHERE id IN ({_marks(chunk)})", chunk)
+                self._bump(p for (p,) in pids)
+        return deleted
 
     def count_facts(self) -> int:
         with self.transaction():
             return int(self._q("SELECT COUNT(*) FROM memory_facts")[0][0])
 
-    # -- denials ----------------------------------------------------------------------------
-    def record_denial(self, row: DenialRow) -> None:
+    # -- archive ----------------------------------------------------------------------------
+    def archive_facts(self, rows: Sequence[FactRow], month: str, purge_after: int) -> None:
+        if not rows:
+            return
+        with self.transaction():
+            self._many(
+                f"INSERT INTO memory_archive ({_FACT_COLUMNS}, month, purge_after) "
+                f"VALUES ({_FACT_MARKS}, ?, ?)",
+                [(*astuple(r), month, purge_after) for r in rows],
+            )
+            self._many("DELETE FROM memory_facts WHERE id = ?", [(r.id,) for r in rows])
+            self._bump(r.partition_id for r in rows)
+
+    def purge_archive(self, now: int) -> int:
+        with self.transaction():
+            n = int(
+                self._q("SELECT COUNT(*) FROM memory_archive WHERE purge_after <= ?", (now,))[0][0]
+            )
+            self._q("DELETE FROM memory_archive WHERE purge_after <= ?", (now,))
+        return n
+
+    def count_archive(self) -> int:
+        with self.transaction():
+            return int(self._q("SELECT COUNT(*) FROM memory_archive")[0][0])
+
+    # -- events and cleanup log --------------------------------------------------------------
+    def record_event(self, row: EventRow) -> None:
         with self.transaction():
             self._q(
-                "INSERT INTO denials (at, code, scope, surface) VALUES (?, ?, ?, ?)",
-                (row.at, row.code, row.scope, row.surface),
+                "INSERT INTO events (at, kind, code, scope, surface) VALUES (?, ?, ?, ?, ?)",
+                (row.at, row.kind, row.code, row.scope, row.surface),
             )
 
-    def denials(self, limit: int = 100) -> list[DenialRow]:
+    def events(self, kind: str | None = None, limit: int = 100) -> list[EventRow]:
+        where, params = ("WHERE kind = ?", [kind]) if kind else ("", [])
         with self.transaction():
             rows = self._q(
-                "SELECT at, code, scope, surface FROM denials ORDER BY id DESC LIMIT ?",
-                (int(limit),),
+                f"SELECT at, kind, code, scope, surface FROM events {where} "
+                "ORDER BY id DESC LIMIT ?",
+                [*params, int(limit)],
             )
-        return [DenialRow(int(a), c, s, f) for a, c, s, f in rows]
+        return [EventRow(int(a), k, c, s, f) for a, k, c, s, f in rows]
+
+    def append_cleanup_log(self, at: int, line: str) -> None:
+        with self.transaction():
+            self._q("INSERT INTO cleanup_log (at, line) VALUES (?, ?)", (at, line))
+
+    def cleanup_log(self, limit: int = 100) -> list[tuple[int, str]]:
+        with self.transaction():
+            rows = self._q("SELECT at, line FROM cleanup_log ORDER BY id DESC LIMIT ?", (limit,))
+        return [(int(a), str(line)) for a, line in rows]
+
+    # -- T1 public stats ----------------------------------------------------------------------
+    def record_skill(self, skill: str, ok: bool, at: int) -> None:
+        with self.transaction():
+            self._q(
+                "INSERT INTO skill_stats (skill, calls, successes, last_used) VALUES (?, 1, ?, ?) "
+                "ON CONFLICT (skill) DO UPDATE SET calls = skill_stats.calls + 1, "
+                "successes = skill_stats.successes + excluded.successes, "
+                "last_used = excluded.last_used",
+                (skill, 1 if ok else 0, at),
+            )
+
+    def record_pattern(self, trigger: str, skills: str, at: int) -> None:
+        with self.transaction():
+            self._q(
+                "INSERT INTO patterns (trigger_text, skills, count, last_seen) VALUES (?, ?, 1, ?) "
+                "ON CONFLICT (trigger_text, skills) DO UPDATE SET count = patterns.count + 1, "
+                "last_seen = excluded.last_seen",
+                (trigger, skills, at),
+            )
+
+    def skill_stats(self) -> list[SkillStat]:
+        with self.transaction():
+            rows = self._q(
+                "SELECT skill, calls, successes, last_used FROM skill_stats ORDER BY skill"
+            )
+        return [SkillStat(s, int(c), int(ok), int(t)) for s, c, ok, t in rows]
+
+    def patterns(self) -> list[PatternRow]:
+        with self.transaction():
+            rows = self._q(
+                "SELECT trigger_text, skills, count, last_seen FROM patterns "
+                "ORDER BY count DESC, trigger_text"
+            )
+        return [PatternRow(t, s, int(c), int(seen)) for t, s, c, seen in rows]
+
+    def drop_patterns(self, seen_before: int) -> int:
+        with self.transaction():
+            n = int(
+                self._q("SELECT COUNT(*) FROM patterns WHERE last_seen < ?", (seen_before,))[0][0]
+            )
+            self._q("DELETE FROM patterns WHERE last_seen < ?", (seen_before,))
+        return n

@@ -61,6 +61,20 @@ class SQLiteStore(SqlStore):
         self._depth = 0
         self._conn.execute("COMMIT")
 
+    def compact(self) -> None:
+        with self._lock:
+            self._conn.execute("VACUUM")
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def backup_to(self, dest: Path) -> None:
+        """A consistent online copy (still ciphertext) through SQLite's backup API."""
+        with self._lock:
+            target = sqlite3.connect(str(dest))
+            try:
+                self._conn.backup(target)
+            finally:
+                target.close()
+
     def checkpoint(self) -> None:
         """Fold the WAL back into the main file (used before copying or inspecting files)."""
         with self._lock:

@@ -1,0 +1,110 @@
+"""The privacy audit: the tiered model's checklist, run over the whole store.
+
+Findings name a check, a scope, a fact id and categories; never a value.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import guard
+from .errors import ConfidanteError
+from .model import Scope
+from .store.sqlite import SQLiteStore
+
+if TYPE_CHECKING:
+    from .engine import Memory
+
+CHECKS = {
+    "t3_data": "no secrets or T3 data anywhere (re-scanned with today's detectors)",
+    "public_identifiers": "no identifiers in data every audience can read",
+    "expiry": "every internal (T2) fact has an expiry",
+    "plaintext_at_rest": "nothing readable in the files without the key",
+    "decryptable": "every stored fact opens with its partition key",
+}
+
+
+def audit(mem: Memory) -> dict[str, Any]:
+    findings: list[dict[str, Any]] = []
+    needles: set[str] = set()
+    facts_seen = 0
+
+    def find(check: str, **detail: Any) -> None:
+        findings.append({"check": check, **detail})
+
+    for part in mem.store.partitions():
+        for row in mem.store.facts_in(part.id):
+            facts_seen += 1
+            if row.tier == "internal" and row.expires_at is None:
+                find("expiry", scope=row.scope, id=row.id)
+            try:
+                opened = mem.decrypt(row)
+            except ConfidanteError:
+                opened = None
+            if opened is None:
+                find("decryptable", scope=row.scope, id=row.id)
+                continue
+            f = opened.fact
+            if cats := guard.t3_categories(f.text):
+                find("t3_data", scope=row.scope, id=row.id, categories=cats)
+            if row.scope == Scope.GLOBAL.value:
+                try:
+                    g = guard.check_text(f.text, Scope.GLOBAL)
+                    if g.changes:
+                        find(
+                            "public_identifiers",
+                            scope=row.scope,
+                            id=row.id,
+                            categories=sorted({c.split()[1] for c in g.changes}),
+                        )
+                except ConfidanteError as e:
+                    find(
+                        "public_identifiers",
+                        scope=row.scope,
+                        id=row.id,
+                        categories=list(getattr(e, "categories", ())),
+                    )
+            if len(f.text) >= 8:
+                needles.add(f.text)
+            needles.update(x for x in (f.subject, f.author, f.community) if x)
+
+    stats = mem.public_stats()
+    labels = list(stats["skill_stats"]) + [p["trigger"] for p in stats["patterns_observed"]]
+    for label in labels:
+        try:
+            guard.public_text(label)
+        except ConfidanteError as e:
+            find(
+                "public_identifiers",
+                scope="public_stats",
+                categories=list(getattr(e, "categories", ())),
+            )
+
+    if isinstance(mem.store, SQLiteStore):
+        mem.store.checkpoint()
+        for path in _db_files(mem.store.path):
+            blob = path.read_bytes()
+            hits = sum(1 for n in needles if n.encode() in blob)
+            if hits:
+                find("plaintext_at_rest", file=path.name, count=hits)
+
+    failed = {f["check"] for f in findings}
+    return {
+        "ok": not findings,
+        "facts_checked": facts_seen,
+        "checks": [
+            {
+                "name": name,
+                "description": text,
+                "ok": name not in failed,
+                "findings": sum(1 for f in findings if f["check"] == name),
+            }
+            for name, text in CHECKS.items()
+        ],
+        "findings": findings,
+    }
+
+
+def _db_files(db: Path) -> list[Path]:
+    return [p for p in (db, Path(f"{db}-wal"), Path(f"{db}-journal")) if p.exists()]

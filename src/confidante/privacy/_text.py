@@ -1,0 +1,45 @@
+"""Small text helpers shared by the detectors."""
+
+from __future__ import annotations
+
+import re
+
+FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|me|my|mine|we|we're|our|us)\b", re.I)
+# Verbs that tie a value to its noun: "is", "=", ":", and a few other languages' copulas.
+COPULA = r"(?:\s*(?:is|was|are|=|:|:=|->|=>|'s|’s|é|ist|est|es)\s*|\s*:\s*|\s+is\s+now\s+)"
+# Words a "value" slot often holds in ordinary talk ("my password is too long",
+# "my login is broken"): never a secret or a handle.
+NOT_A_VALUE = frozenset(
+    """a an the my your our his her their its this that these those it same different wrong
+    incorrect weak strong too so very not no never still now also just only really
+    expired saved stored missing empty required needed set reset changed new old long short
+    secure safe correct valid invalid working broken locked written case sensitive
+    in on at for of to from by with here there below above attached hidden encrypted
+    what which where when how why who something somewhere anything nothing everything
+    being been be getting going protected managed generated random unique easy hard
+    simple complicated forgotten lost known shared public private personal default
+    field box page form prompt screen manager link optional good bad fine ok okay great
+    awful terrible gone down up dead deleted banned suspended blocked verified linked
+    created disabled enabled active inactive open closed full ready done available""".split()
+)
+TRAILING_PUNCT = ".,;:)]}?\"'”’"
+
+
+def trim_value(text: str, start: int, end: int) -> int:
+    """End offset with trailing sentence punctuation removed (a '!' may be part of a secret)."""
+    while end > start and text[end - 1] in TRAILING_PUNCT:
+        end -= 1
+    return end
+
+
+def token_end(text: str, pos: int) -> int:
+    """Offset of the end of the whitespace-delimited token running through ``pos``."""
+    while pos < len(text) and not text[pos].isspace():
+        pos += 1
+    return pos
+
+
+def token_start(text: str, pos: int) -> int:
+    while pos > 0 and not text[pos - 1].isspace():
+        pos -= 1
+    return pos

@@ -1,0 +1,125 @@
+"""Government ids and financial accounts: checksummed formats, or any id-like number that a
+cue word names ("my passport number is ...", "routing 021000021")."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from stdnum import iban, luhn
+from stdnum.br import cpf
+from stdnum.es import dni, nie
+from stdnum.us import ssn
+
+from ._text import COPULA
+from .findings import Finding
+
+# An id: one alphanumeric token with 4+ digits, or digit groups with an optional letter
+# prefix/suffix ("QQ 12 34 56 C", "943 476 5919", "390.533.447-05").
+_ID_TOKEN = (
+    r"(?P<id>(?:[A-Z]{1,3}\s?)?\d[\d\s./-]{2,20}\d(?:\s?[A-Z]{1,2}(?![A-Za-z]))?"
+    r"|[A-Z0-9]*\d[A-Z0-9]*(?<=\w))"
+)
+_GOV_CUE = (
+    r"social\s+security(?:\s+(?:number|no\.?|#|num))?|social\s+insurance(?:\s+number)?|ssn|"
+    r"s\.s\.n\.?|social|sin(?:\s+number)?|itin|ein|tin|"
+    r"tax\s*(?:payer\s+)?(?:id(?:entification)?|file|reference)?\s*(?:number|no\.?|#)?|"
+    r"tfn|nino|ni\s+(?:number|no\.?)|national\s+insurance(?:\s+(?:number|no\.?))?|"
+    r"national\s+id(?:entity)?(?:\s+(?:card|number))*|id(?:entity)?\s+card(?:\s+number)?|"
+    r"id\s+number|nhs(?:\s+(?:number|no\.?))?|passport(?:\s+(?:number|no\.?|#|num))?|"
+    r"driver'?s?\s+licen[cs]e(?:\s+(?:number|no\.?|#))?|"
+    r"driving\s+licen[cs]e(?:\s+(?:number|no\.?))?|licen[cs]e\s+(?:number|no\.?)|"
+    r"dl\s*(?:number|no\.?|#)?|aadhaa?r(?:\s+(?:number|no\.?))?|pan(?:\s+card)?\s+number|"
+    r"pan\s+card|cpf|rg|dni|nie|nif|nric|personalausweis(?:nummer)?|ausweisnummer|"
+    r"steuer-?id|bsn|pesel|personnummer|henkilötunnus|codice\s+fiscale|medicare(?:\s+number)?|"
+    r"health\s+(?:card|insurance)\s+number|voter\s+id|green\s+card(?:\s+number)?|"
+    r"alien\s+(?:registration\s+)?number|a-number|curp|rfc|rut|cuil|cuit"
+)
+_FIN_CUE = (
+    r"(?:bank|checking|chequing|savings|current|business|joint|brokerage|ira|401k)\s+"
+    r"account(?:\s+(?:number|no\.?|#|num))?|account(?:\s+(?:number|no\.?|#|num))?|acct\.?|"
+    r"a/c|routing(?:\s+(?:number|no\.?|#))?|aba(?:\s+number)?|sort\s*code|bsb|"
+    r"swift(?:\s+code)?|bic|iban|(?:credit|debit|bank)?\s*card(?:\s+(?:number|no\.?|#))?|"
+    r"visa|mastercard|amex|discover|clabe|transit\s+number|institution\s+number"
+)
+_NUMBER_WORDS = r"(?:\s*(?:number|no\.?|#|num|nr\.?))?"
+_GOV_CUED = re.compile(
+    rf"(?<![\w-])(?i:{_GOV_CUE}){_NUMBER_WORDS}(?:{COPULA}|\s+)(?:is\s+)?(?:no\.?\s+)?{_ID_TOKEN}"
+)
+_FIN_CUED = re.compile(
+    rf"(?<![\w-])(?i:{_FIN_CUE}){_NUMBER_WORDS}(?:{COPULA}|\s+)(?:is\s+)?"
+    r"(?P<id>\d{2}-\d{2}-\d{2}(?!\d)|\d{3}-\d{3}(?!\d)|\d[\d\s-]{4,30}\d)"
+)
+
+# Cue-free formats: specific enough on their own, and checksummed where possible.
+_SSN = re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])")
+_NINO = re.compile(
+    r"(?<![A-Za-z0-9])(?!BG|GB|NK|KN|TN|NT|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]"
+    r"\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D](?![A-Za-z0-9])"
+)
+_CPF = re.compile(r"(?<![\d.])\d{3}\.\d{3}\.\d{3}-\d{2}(?!\d)")
+_DNI_NIE = re.compile(r"(?<![\w-])(?:\d{8}|[XYZ]\d{7})-?[A-Z](?![\w-])")
+_CARD = re.compile(r"(?<![\w.-])\d(?:[ -]?\d){12,18}(?![\w-]|\.\d)")
+_IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?:\s?[A-Z0-9]){10,32}")
+_CARD_CUE = re.compile(r"(?:card|visa|mastercard|amex|discover|credit|debit)[^.]{0,25}$", re.I)
+
+
+def _digits(value: str) -> str:
+    return "".join(ch for ch in value if ch.isdigit())
+
+
+def _card_prefix_ok(number: str) -> bool:
+    """Issuer prefixes of the major networks (avoids Luhn-valid EANs and ISBNs)."""
+    two, four = int(number[:2]), int(number[:4])
+    return (
+        number[0] == "4"
+        or 51 <= two <= 55
+        or 2221 <= four <= 2720
+        or two in (34, 37, 36, 38, 35, 62, 65)
+        or 300 <= int(number[:3]) <= 305
+        or number.startswith(("6011", "64"))
+    )
+
+
+def find_gov_ids(text: str) -> Iterator[Finding]:
+    for m in _GOV_CUED.finditer(text):
+        value = m.group("id").rstrip(" .-/")
+        if sum(ch.isdigit() for ch in value) >= 4 and len(value.replace(" ", "")) >= 6:
+            yield Finding("gov_id", m.start("id"), m.start("id") + len(value))
+    for m in _SSN.finditer(text):
+        if ssn.is_valid(m.group()):
+            yield Finding("gov_id", m.start(), m.end())
+    for m in _NINO.finditer(text):
+        yield Finding("gov_id", m.start(), m.end())
+    for m in _CPF.finditer(text):
+        if cpf.is_valid(m.group()):
+            yield Finding("gov_id", m.start(), m.end())
+    for m in _DNI_NIE.finditer(text):
+        if dni.is_valid(m.group()) or nie.is_valid(m.group()):
+            yield Finding("gov_id", m.start(), m.end())
+
+
+def find_financial(text: str) -> Iterator[Finding]:
+    for m in _FIN_CUED.finditer(text):
+        value = m.group("id").rstrip(" -")
+        if len(_digits(value)) >= 6:
+            yield Finding("financial_account", m.start("id"), m.start("id") + len(value))
+    for m in _CARD.finditer(text):
+        number = _digits(m.group())
+        if not (luhn.is_valid(number) and _card_prefix_ok(number)):
+            continue
+        # 13 digits is also an EAN barcode; ask for a card word then.
+        if len(number) >= 14 or _CARD_CUE.search(text[: m.start()]):
+            yield Finding("financial_account", m.start(), m.end())
+    for m in _IBAN.finditer(text):
+        end = _iban_end(m.group())
+        if end:
+            yield Finding("financial_account", m.start(), m.start() + end)
+
+
+def _iban_end(candidate: str) -> int:
+    """Length of the longest valid IBAN at the start of ``candidate`` (0 if none)."""
+    for end in range(len(candidate), 14, -1):
+        if candidate[end - 1] != " " and iban.is_valid(candidate[:end]):
+            return end
+    return 0

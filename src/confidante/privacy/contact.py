@@ -1,0 +1,114 @@
+"""Email addresses (plain and "name at host dot com") and phone numbers."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import phonenumbers
+from phonenumbers import Leniency, PhoneNumberMatcher
+
+from .findings import Finding
+
+_EMAIL = re.compile(
+    r"(?<![\w.+:/%'-])(?P<local>[A-Za-z0-9][A-Za-z0-9._%+'-]*)@"
+    r"(?P<host>[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9-]+)*\.(?P<tld>[A-Za-z]{2,24}))"
+    r"(?![\w@-])"
+)
+_AT = r"\s*(?:\(at\)|\[at\]|\{at\}|<at>|\s+at\s+)\s*"
+_DOT = r"\s*(?:\(dot\)|\[dot\]|\{dot\}|<dot>|\s+dot\s+)\s*"
+_TLDS = (
+    r"com|org|net|edu|gov|io|co|me|info|biz|dev|app|ai|uk|de|fr|es|it|nl|be|ch|at|se|no|dk|"
+    r"fi|pl|pt|br|ar|mx|ca|us|au|nz|in|jp|cn|kr|ru|ie|eu|mail|email"
+)
+# "jdoe at outlook dot com": an obfuscated dot before the TLD is required, so "meet at home"
+# never matches.
+_OBFUSCATED_EMAIL = re.compile(
+    rf"(?<![\w.])(?:[a-z0-9._%+-]+{_DOT})*[a-z0-9._%+-]+{_AT}[a-z0-9-]+"
+    rf"(?:(?:{_DOT}|\.)[a-z0-9-]+)*?{_DOT}(?:{_TLDS})\b",
+    re.I,
+)
+_PLACEHOLDER_TLDS = frozenset({"tld", "ext", "example", "invalid", "test", "localhost", "local"})
+_PLACEHOLDER_LOCAL = frozenset(
+    {"user", "name", "username", "you", "yourname", "your.name", "someone", "email", "foo",
+     "bar", "test", "example", "firstname.lastname", "first.last", "me"}
+)
+
+
+def find_emails(text: str) -> Iterator[Finding]:
+    if "@" in text:
+        for m in _EMAIL.finditer(text):
+            if _is_placeholder_email(text, m):
+                continue
+            yield Finding("email", m.start(), m.end())
+    lowered = text.lower()
+    if "at" in lowered and "dot" in lowered:
+        for m in _OBFUSCATED_EMAIL.finditer(text):
+            yield Finding("email", m.start(), m.end())
+
+
+def _is_placeholder_email(text: str, m: re.Match[str]) -> bool:
+    local, host, tld = m.group("local").lower(), m.group("host").lower(), m.group("tld").lower()
+    if tld in _PLACEHOLDER_TLDS:
+        return True
+    # scp-style git remotes: git@github.com:owner/repo.git
+    if local == "git" or text[m.end() : m.end() + 1] == ":":
+        return True
+    return local in _PLACEHOLDER_LOCAL and host.split(".")[0] in {"example", "domain", "email"}
+
+
+# Runs of digits with phone-ish separators; phonenumbers decides what is a number.
+_PHONE_RUN = re.compile(r"(?<![\w.,/#$€£¥-])\+?\(?\d[\d\s().\-]{5,22}\d(?![\w%/-]|\.\d|,\d)")
+_REGIONS = ("US", "GB", "DE", "FR", "IN", "BR", "AU")
+_PHONE_CUE = re.compile(
+    r"(?:phone|mobile|cell|tel\b|tel\.|telephone|call|ring|text|sms|whatsapp|signal|"
+    r"number|reach|contact|landline|fax|handy|nummer|celular|t[ée]l[ée]phone|portable|"
+    r"numéro|telefone|telefon|móvil|movil|on\s*$|at\s*$)",
+    re.I,
+)
+# Numbers that are something else when one of these names them.
+_OTHER_NUMBER = re.compile(
+    r"(?:order|invoice|tracking|ticket|ref(?:erence)?|id|isbn|ean|upc|serial|version|build|"
+    r"case|account|acct|routing|sort\s*code|card|iban|ssn|social|passport|licen[cs]e|"
+    r"nhs|sin|tax|itin|aadhaa?r|bsb|#|no\.|population|total|sku|part|model|invoice)"
+    r"[^\d]{0,20}$",
+    re.I,
+)
+_DATE_LIKE = re.compile(
+    r"^(?:\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4})$"
+)
+
+
+def find_phones(text: str) -> Iterator[Finding]:
+    for run in _PHONE_RUN.finditer(text):
+        candidate = run.group().rstrip(" .-(")
+        digits = sum(ch.isdigit() for ch in candidate)
+        if digits < 7 or digits > 15 or _DATE_LIKE.match(candidate.strip()):
+            continue
+        before = text[max(0, run.start() - 30) : run.start()]
+        cue = _PHONE_CUE.search(before) is not None
+        if _OTHER_NUMBER.search(before) and not re.search(
+            r"(?:phone|mobile|cell|tel|number\s+is|call|text|whatsapp)", before, re.I
+        ):
+            continue
+        span = _match_number(candidate, cue or candidate.startswith("+"))
+        if span is not None:
+            yield Finding("phone", run.start() + span[0], run.start() + span[1])
+
+
+def _match_number(candidate: str, cued: bool) -> tuple[int, int] | None:
+    """Span of a valid number in ``candidate`` for any of the regions, else None."""
+    leniencies = (Leniency.VALID, Leniency.POSSIBLE) if cued else (Leniency.VALID,)
+    for leniency in leniencies:
+        for region in _REGIONS:
+            for match in PhoneNumberMatcher(candidate, region, leniency=leniency):
+                if leniency is Leniency.POSSIBLE and not _possible_enough(match.number):
+                    continue
+                return match.start, match.end
+    return None
+
+
+def _possible_enough(number: phonenumbers.PhoneNumber) -> bool:
+    # With a cue word, accept a well-formed number even if the exchange is unassigned
+    # ("555-201-8844"), but not short local fragments.
+    return len(str(number.national_number)) >= 9

@@ -1,0 +1,122 @@
+"""Make text fit for every audience: coarsen identifiers, or report what could not be.
+
+Exact times become parts of the day, sub-city places their city (or a plain description),
+handles "someone", home paths "a home folder". Names cannot be generalised without losing
+the fact, and T3 data must be refused, so both are reported in ``remaining``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from . import places, times
+from .detectors import classify, placeholder
+from .findings import T3_CATEGORIES, Finding
+
+
+@dataclass(frozen=True)
+class Change:
+    """One generalisation made. ``replacement`` is the new text, never the original value."""
+
+    category: str
+    replacement: str
+
+
+@dataclass(frozen=True)
+class Generalised:
+    """The generalised text, what changed, and findings still in it (spans into ``text``).
+
+    T3 spans are replaced by placeholders and still listed in ``remaining``: the caller
+    must refuse such text, not store the placeholder version.
+    """
+
+    text: str
+    changes: list[Change] = field(default_factory=list)
+    remaining: list[Finding] = field(default_factory=list)
+
+
+_AT_LIKE = re.compile(r"(?:\b(?:at|around|about|round)\s+)$", re.I)
+_THE = re.compile(r"\bthe\s+$", re.I)
+_CITY_AFTER = re.compile(r",\s*[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,2}")
+_TIME_WITH_PREP = {
+    "early morning": "early in the morning",
+    "morning": "in the morning",
+    "midday": "around midday",
+    "afternoon": "in the afternoon",
+    "evening": "in the evening",
+    "night": "at night",
+}
+
+
+def generalise(text: str) -> Generalised:
+    """Return ``text`` without identifiers where they can be coarsened."""
+    findings = classify(text)
+    out: list[str] = []
+    changes: list[Change] = []
+    remaining: list[Finding] = []
+    cursor = 0
+    length = 0  # characters already in ``out``
+
+    for i, f in enumerate(findings):
+        start, end, replacement = _replacement(text, f, findings[i + 1 :], cursor)
+        head = text[cursor:start]
+        out.append(head)
+        length += len(head)
+        if replacement is None:  # kept as it is: a name, or nothing sensible to say
+            out.append(text[start:end])
+            remaining.append(Finding(f.category, length, length + end - start))
+            length += end - start
+        else:
+            out.append(replacement)
+            if f.category in T3_CATEGORIES:
+                remaining.append(Finding(f.category, length, length + len(replacement)))
+            length += len(replacement)
+            changes.append(Change(f.category, replacement))
+        cursor = end
+    out.append(text[cursor:])
+    return Generalised("".join(out), changes, remaining)
+
+
+def _replacement(
+    text: str, f: Finding, later: list[Finding], floor: int
+) -> tuple[int, int, str | None]:
+    """(start, end, new text) for one finding; the span may widen to take a preposition."""
+    if f.category in T3_CATEGORIES:
+        return f.start, f.end, placeholder(f.category)
+    if f.category == "username":
+        return f.start, f.end, "someone"
+    if f.category == "home_path":
+        return f.start, f.end, "a home folder"
+    if f.category == "exact_time":
+        return _time(text, f, floor)
+    if f.category == "fine_geo":
+        return _place(text, f, later, floor)
+    return f.start, f.end, None
+
+
+def _time(text: str, f: Finding, floor: int) -> tuple[int, int, str | None]:
+    hour = times.hour_of(text[f.start : f.end])
+    if hour is None:
+        return f.start, f.end, None
+    part = times.part_of_day(hour)
+    prep = _AT_LIKE.search(text, floor, f.start)
+    if prep:
+        return prep.start(), f.end, _TIME_WITH_PREP[part]
+    return f.start, f.end, part
+
+
+def _place(
+    text: str, f: Finding, later: list[Finding], floor: int
+) -> tuple[int, int, str | None]:
+    value = text[f.start : f.end]
+    the = _THE.search(text, floor, f.start)
+    start = the.start() if the else f.start
+    # "in Brooklyn, New York" -> "in New York": the coarser place is already there.
+    city = _CITY_AFTER.match(text, f.end)
+    if city and not any(g.start < city.end() and g.end > f.end for g in later):
+        return start, f.end + len(city.group()) - len(city.group().lstrip(", ")), ""
+    known = places.city_of(value)
+    if known:
+        return start, f.end, known
+    return f.start, f.end, places.describe(value)

@@ -1,0 +1,182 @@
+"""People's names: a bundled first-name list plus the words people put around names.
+
+A capitalised word is not evidence by itself ("Jordan is a country", "Grace Hopper
+popularised ..."): a name counts when something ties it to the speaker's life, such as a
+relation ("my wife, Elena"), a title ("Dr. Whitfield"), a social verb ("tell Ahmed"), what
+follows ("Kenji and I", "Bogdan from accounting") or a first-person sentence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import cache
+from importlib.resources import files
+
+from ._text import FIRST_PERSON
+from .findings import Finding
+
+CATEGORY = "person_name"
+
+_RELATIONS = (
+    r"wife|husband|partner|spouse|boyfriend|girlfriend|fianc[ée]e?|fiance|son|daughter|kid|"
+    r"child|baby|sister|brother|sibling|mum|mom|mother|dad|father|parent|aunt|auntie|uncle|"
+    r"cousin|niece|nephew|grandma|grandpa|grandmother|grandfather|granny|nana|grandson|"
+    r"granddaughter|stepson|stepdaughter|stepmom|stepdad|friend|buddy|pal|mate|bestie|boss|"
+    r"manager|supervisor|colleague|coworker|co-worker|teammate|roommate|flatmate|housemate|"
+    r"neighbou?r|landlord|landlady|tenant|therapist|doctor|dentist|gp|teacher|tutor|coach|"
+    r"trainer|client|intern|assistant|mentor|mentee|student|ex|crush|date|lawyer|accountant|"
+    r"nanny|babysitter|vet|cleaner|lead|cto|ceo|founder|cofounder|co-founder|recruiter|"
+    r"physio|nurse|surgeon|pastor|priest|rabbi|imam|barber|hairdresser|plumber|contractor|"
+    r"bf|gf|hubby|wifey|in-law|sister-in-law|brother-in-law|mother-in-law|father-in-law"
+)
+_ADJ = r"(?:(?:best|old|close|new|little|big|older|younger|elder|late|dear|step|twin|baby|" \
+       r"oldest|youngest|eldest|former|current|good)[\s-]+)*"
+_STRONG_BEFORE = re.compile(
+    rf"(?:\b(?:my|our|his|her|their|your)\s+{_ADJ}(?:{_RELATIONS})s?\s*,?\s*"
+    r"(?:(?:is|was)\s+(?:named|called)\s+|(?:named|called)\s+)?"
+    r"|\b(?i:mr|mrs|ms|miss|mx|dr|prof|professor|sir|dame|aunt|auntie|uncle|grandma|grandpa|"
+    r"nana|granny|cousin|coach|officer|detective|judge)\.?\s+"
+    r"|\b(?:my|his|her|their|your)\s+name\s+is\s+|\b(?:my\s+)?name'?s\s+"
+    r"|(?:^|[\n.!?]\s*)(?i:signed|regards|best\s+regards|kind\s+regards|sincerely|cheers|"
+    r"thanks|many\s+thanks|best|love|xoxo|yours|warmly|from)\s*,\s*"
+    r"|\bcc:?\s+)$",
+    re.I,
+)
+# Verbs and words that directly precede a person; "call Fatima", "with Lukas".
+_SOCIAL_BEFORE = re.compile(
+    r"\b(?:with|and|tell|told|telling|ask|asked|asking|ping|pinged|text|texted|texting|call|"
+    r"reach|contact|ring|notify|inform|update|warn|dm|pay|paid|give|gave|show|showed|bring|"
+    r"calling|email|emailed|message|messaged|remind|reminded|let|meet|met|meeting|see|saw|"
+    r"seeing|visit|visited|visiting|invite|invited|inviting|thank|thanked|hug|hugged|kiss|"
+    r"kissed|marry|married|marrying|dating|date|owe|owes|miss|missed|introduce|introduced|"
+    r"hi|hello|hey|dear|cc|bye|congrats|congratulate|named|called|am|I'm|is|via|tagged|"
+    r"bumped\s+into|ran\s+into|hang\s+out\s+with|hanging\s+out\s+with|say\s+hi\s+to|"
+    r"talk\s+to|talked\s+to|talking\s+to|spoke\s+to|speak\s+to|spoke\s+with|lunch\s+with|"
+    r"dinner\s+with|coffee\s+with|thanks\s+to|pick\s+up|picked\s+up|drop\s+off|dropped\s+off|"
+    r"babysit|babysitting|help|helped|helping|know|knows|knew|love|loves|like|likes|"
+    r"trust|forward\s+(?:it|this)\s+to|send\s+(?:it|this)\s+to|sent\s+(?:it|this)\s+to)\s+$",
+    re.I,
+)
+# Lower-case names ("ask mike about ...") only straight after these.
+_LOWER_BEFORE = re.compile(
+    r"\b(?:ask|asked|tell|told|ping|text|texted|call|email|emailed|message|remind|let|cc|dm|"
+    r"meet|met|with|thank|thanks|hi|hey|hello|dear|invite|visit|and)\s+$",
+    re.I,
+)
+_LOOSE_BEFORE = re.compile(r"\b(?:to|from|for|by|about|of|at|&)\s+$", re.I)
+_AFTER = re.compile(
+    r"^(?:['’]s\s+(?:birthday|wedding|party|house|home|place|flat|apartment|mom|mum|dad|"
+    r"number|email|phone|car|dog|cat|kids?|wife|husband|partner|boyfriend|girlfriend|"
+    r"son|daughter|baby|funeral|graduation|office|desk|idea|plan|advice)"
+    r"|\s*,?\s*(?:said|says|told|tells|asked|asks|sent|sends|called|calls|texted|emailed|"
+    r"messaged|wants|wanted|thinks|thought|replied|mentioned|approved|suggested|recommended|"
+    r"invited|promised|agreed|forgot|reminded|came|comes|left|moved|lives|works|cooks|"
+    r"teaches|broke|got|is\s+(?:coming|visiting|moving|getting|having|pregnant|sick|ill|"
+    r"my|our|a\s+(?:friend|colleague|nurse|doctor|teacher))|was\s+(?:my|our)|will\s+be|"
+    r"has\s+been|had\s+a|and\s+I|and\s+me|&\s+I|(?:from|in)\s+(?:accounting|finance|"
+    r"hr|legal|marketing|sales|it|support|engineering|work|the\s+office|school|church|"
+    r"the\s+gym|next\s+door|upstairs|downstairs|class|the\s+team|ops|design|product)))\b",
+    re.I,
+)
+_PLACE_AFTER = re.compile(
+    r"^\s+(?:Street|St|Road|Rd|Avenue|Ave|Lane|Drive|Boulevard|Blvd|Way|Park|Lake|Station|"
+    r"Square|Bridge|Hill|Heights|Village|District|Gardens|Center|Centre|Hall|University|"
+    r"College|School|Hospital|Airport|Church|Inc|Ltd|LLC|Corp|Co)\b"
+)
+_PROPER_BEFORE = re.compile(r"(?<![.!?:;]\s)(?<!^)\b[A-Z][\w'’-]*\s+$")
+_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+_SURNAME = re.compile(r"(?:\s+(?:(?:van|von|de|da|del|di|la|le|al|bin|ibn)\s+)?"
+                      r"(?:[A-Z][\w'’-]*|O['’][A-Z]\w+|Mc[A-Z]\w+)){1,2}")
+_NON_NAMES = frozenset(
+    """I I'm I'll I've I'd The A An And But Or So If When Then This That These Those My Our
+    Your His Her Their We You He She They It Its What Which Who Whom Where Why How Yes No
+    Not Please Thanks Thank Hi Hello Hey Dear Okay OK Also Just Maybe Today Tomorrow
+    Yesterday Tonight Mr Mrs Ms Dr Prof Sir Madam Street Road Avenue Lane Mom Mum Dad
+    Mommy Mummy Daddy Mama Papa Grandma Grandpa Nana Granny Everyone Everybody All Team
+    Guys Folks Sis Bro""".split()
+)
+
+
+@cache
+def _name_lists() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """(plain names, names that are also common words, mostly-not-names)."""
+    plain: set[str] = set()
+    common: set[str] = set()
+    mostly_not: set[str] = set()
+    data = files(__package__).joinpath("data/first_names.txt").read_text(encoding="utf-8")
+    for line in data.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        if line.endswith("!"):
+            mostly_not.add(line[:-1])
+        elif line.endswith("*"):
+            common.add(line[:-1])
+        else:
+            plain.add(line)
+    return frozenset(plain), frozenset(common), frozenset(mostly_not)
+
+
+def _bare(word: str) -> str:
+    for suffix in ("'s", "’s", "'", "’"):
+        if word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+def find(text: str) -> Iterator[Finding]:
+    """Yield person-name spans in ``text``."""
+    plain, common, mostly_not = _name_lists()
+    personal = FIRST_PERSON.search(text) is not None
+    last_end = -1
+    for m in _WORD.finditer(text):
+        if m.start() < last_end:
+            continue
+        word = _bare(m.group())
+        before = text[max(0, m.start() - 48) : m.start()]
+        if _PROPER_BEFORE.search(before) and not _STRONG_BEFORE.search(before):
+            continue  # "New York", "Golden Gate": part of a longer proper noun
+        after = text[m.start() + len(word) : m.start() + len(word) + 40]
+        if _PLACE_AFTER.match(after) or not _is_name(
+            word, before, after, personal, plain, common, mostly_not
+        ):
+            continue
+        end = m.start() + len(word)
+        if word[0].isupper():
+            surname = _SURNAME.match(text, end)
+            if surname and all(_bare(w) not in _NON_NAMES for w in surname.group().split()):
+                end = surname.end()
+                if text[end - 2 : end] in ("'s", "’s"):
+                    end -= 2
+        last_end = end
+        yield Finding(CATEGORY, m.start(), end)
+
+
+def _is_name(
+    word: str,
+    before: str,
+    after: str,
+    personal: bool,
+    plain: frozenset[str],
+    common: frozenset[str],
+    mostly_not: frozenset[str],
+) -> bool:
+    if word in _NON_NAMES or len(word) < 2:
+        return False
+    if not word[0].isupper():
+        # "ask mike about ...": lower case only straight after a verb aimed at a person,
+        # and only for names that are not also ordinary words.
+        title = word[:1].upper() + word[1:]
+        return len(word) > 2 and title in plain and _LOWER_BEFORE.search(before) is not None
+    if word.isupper() and len(word) > 2:
+        return False  # acronyms
+    if _STRONG_BEFORE.search(before):
+        return True
+    social = _SOCIAL_BEFORE.search(before) is not None
+    follows = _AFTER.match(after) is not None
+    if word in plain:
+        return social or follows or personal or _LOOSE_BEFORE.search(before) is not None
+    if word in common:
+        sentence_start = not before.strip() or before.rstrip()[-1] in ".!?:;\"“"
+        return follows or (social and not sentence_start)
+    return False

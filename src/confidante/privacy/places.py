@@ -1,0 +1,145 @@
+"""Places finer than a city: neighbourhoods, streets, landmarks, postcodes, coordinates."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import cache
+from importlib.resources import files
+
+from ._text import FIRST_PERSON
+from .addresses import STREET_TYPES
+from .findings import Finding
+
+CATEGORY = "fine_geo"
+
+_CAP = r"[A-ZÀ-ÖØ-Þ][\w'’.-]*"
+_COORD = re.compile(
+    r"(?<![\w.])[-+]?\d{1,2}\.\d{3,}\s*°?\s*[NS]?\s*,?\s+[-+]?\d{1,3}\.\d{3,}\s*°?\s*[EW]?(?![\w.])"
+    r"|\d{1,3}°\s*\d{1,2}['′]\s*(?:\d{1,2}(?:\.\d+)?[\"″]\s*)?[NS],?\s*\d{1,3}°\s*\d{1,2}['′]"
+    r"\s*(?:\d{1,2}(?:\.\d+)?[\"″]\s*)?[EW]"
+)
+_UK_POSTCODE = re.compile(r"(?<![\w-])[A-Z]{1,2}\d[A-Z\d]?\s?\d[ABD-HJLNP-UW-Z]{2}(?![\w-])")
+_CA_POSTCODE = re.compile(r"(?<![\w-])[ABCEGHJ-NPRSTVXY]\d[A-Z]\s?\d[A-Z]\d(?![\w-])")
+_CUED_POSTCODE = re.compile(
+    r"\b(?i:post\s*code|postal\s+code|zip(?:\s*code)?|plz|code\s+postal|cep|pin\s*code)"
+    r"(?:\s+is|\s*:|\s+of)?\s+(?P<v>[A-Z0-9]{2,5}(?:[\s-][A-Z0-9]{3,4})?)(?![\w-])"
+)
+_US_STATES = (
+    "AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH "
+    "NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY"
+).split()
+_STATE_ZIP = re.compile(rf"\b(?:{'|'.join(_US_STATES)})\s+(?P<v>\d{{5}}(?:-\d{{4}})?)(?!\d)")
+_STREET = re.compile(
+    rf"\b(?:on|off|along|down|near|by|at|just\s+off)\s+(?:the\s+)?"
+    rf"(?P<v>(?:{_CAP}\s+){{1,3}}(?:{STREET_TYPES})\b\.?)"
+)
+_CORNER = re.compile(
+    rf"\bcorner\s+of\s+(?P<v>(?:{_CAP}|\d+(?:st|nd|rd|th))(?:\s+{_CAP})?\s+(?:and|&)\s+"
+    rf"(?:{_CAP}|\d+(?:st|nd|rd|th))(?:\s+(?:{STREET_TYPES}))?)",
+    re.I,
+)
+_LANDMARK_TYPES = (
+    r"Park|Lake|Station|Square|Junction|Market|Bridge|Common|Heath|Gardens|Plaza|Mall|Tower|"
+    r"Church|Cathedral|Museum|Stadium|Arena|Beach|Pier|Harbou?r|Marina|Hospital|Library|"
+    r"Cemetery|Reservoir|Canal|Campus|Centre|Center|Terminal|Airport|Zoo|Castle|Palace|"
+    r"Memorial|Fountain|Circus|Cross|Green|Hill|Heights|Village|District|Quarter"
+)
+_PROXIMITY = (
+    r"near|nearby|by|next\s+to|close\s+to|around|from|opposite|behind|beside|across\s+from|"
+    r"off|outside|overlooking|facing|walking\s+distance\s+(?:from|to|of)|minutes\s+from|"
+    r"blocks?\s+from|streets?\s+from|steps\s+from|round\s+the\s+corner\s+from"
+)
+_LANDMARK = re.compile(
+    rf"\b(?:{_PROXIMITY})\s+(?:the\s+)?(?P<v>(?:Lake|Mount|Mt\.?|Lago|Mont|Fort)\s+{_CAP}"
+    rf"|(?:{_CAP}\s+){{1,3}}(?i:{_LANDMARK_TYPES})\b(?:\s+(?i:station))?"
+    rf"|[A-ZÄÖÜ][\wäöüß]+(?:platz|bahnhof|park|markt|brücke|tor))"
+)
+_AREA_WORDS = r"District|Quarter|Heights|Village|Borough|Ward|Barrio|Kiez|Arrondissement"
+# A place word or a comma ("Williamsburg, Brooklyn") before a run of capitalised words;
+# only runs the gazetteer knows, or that end in an area word, count.
+_PLACE_CUE = re.compile(
+    rf"(?:\b(?i:in|at|from|near|around|to|outside|of)|,)\s+(?:the\s+)?"
+    rf"(?P<v>\d+(?:st|nd|rd|th|e|er)\s+(?i:arrondissement)|{_CAP}(?:\s+{_CAP}){{0,3}})"
+)
+_NEIGHBOURHOOD_NAMED = re.compile(
+    rf"\b(?:my|our|the)\s+(?:neighbou?rhood|hood|part\s+of\s+town)(?:\s+is|\s*,)?\s+"
+    rf"(?:the\s+)?(?P<v>{_CAP}(?:\s+{_CAP}){{0,2}})"
+)
+
+
+@cache
+def subcity_places() -> dict[str, str]:
+    """Neighbourhood or district name -> its city ("" when the city is ambiguous)."""
+    places: dict[str, str] = {}
+    data = files(__package__).joinpath("data/subcity_places.tsv").read_text(encoding="utf-8")
+    for line in data.splitlines():
+        if line and not line.startswith("#"):
+            name, _, city = line.partition("\t")
+            places[name] = city
+            if name.startswith("the "):
+                places[name[4:]] = city
+    return places
+
+
+def city_of(place: str) -> str | None:
+    """The city a fine place lies in, when the bundled map knows it."""
+    return subcity_places().get(place.removeprefix("the ").strip()) or None
+
+
+def _gazetteer_prefix(words: str) -> str | None:
+    """Longest run of leading words that names a known sub-city place."""
+    places = subcity_places()
+    parts = words.split()
+    for n in range(len(parts), 0, -1):
+        candidate = " ".join(parts[:n]).rstrip(",.;:!?")
+        if candidate in places:
+            return candidate
+    return None
+
+
+def find(text: str) -> Iterator[Finding]:
+    """Yield fine-location spans in ``text``."""
+    for pattern in (_COORD, _UK_POSTCODE, _CA_POSTCODE):
+        for m in pattern.finditer(text):
+            yield Finding(CATEGORY, m.start(), m.end())
+    for pattern in (_STATE_ZIP, _CUED_POSTCODE, _STREET, _CORNER):
+        for m in pattern.finditer(text):
+            yield Finding(CATEGORY, m.start("v"), m.end("v"))
+    personal = FIRST_PERSON.search(text) is not None
+    if personal:
+        for m in _LANDMARK.finditer(text):
+            yield Finding(CATEGORY, m.start("v"), m.end("v"))
+    for m in _PLACE_CUE.finditer(text):
+        words = m.group("v")
+        if words[0].isdigit():
+            yield Finding(CATEGORY, m.start("v"), m.start("v") + len(words))
+            continue
+        known = _gazetteer_prefix(words)
+        if known:
+            yield Finding(CATEGORY, m.start("v"), m.start("v") + len(known))
+            continue
+        area = re.match(rf"(?:{_CAP}\s+){{1,3}}(?:{_AREA_WORDS})\b", words)
+        if area:
+            yield Finding(CATEGORY, m.start("v"), m.start("v") + area.end())
+    for m in _NEIGHBOURHOOD_NAMED.finditer(text):
+        yield Finding(CATEGORY, m.start("v"), m.end("v"))
+
+
+_STREET_WORD = re.compile(rf"\b(?:{STREET_TYPES})\b\.?$")
+_LANDMARK_WORD = re.compile(rf"(?i:\b(?:{_LANDMARK_TYPES}|station)$|^(?:Lake|Mount|Mt\.?|Lago)\b)")
+
+
+def describe(place: str) -> str:
+    """A plain stand-in for a fine place the gazetteer cannot map to a city."""
+    if _COORD.fullmatch(place):
+        return "a nearby location"
+    if any(ch.isdigit() for ch in place) and not place[0].isdigit() or place.isdigit():
+        return "a local postcode"
+    if " and " in place or " & " in place:
+        return "a street corner"
+    if _STREET_WORD.search(place):
+        return "a local street"
+    if _LANDMARK_WORD.search(place) or re.search(r"(?:platz|bahnhof|park|markt)$", place):
+        return "a local landmark"
+    return "a neighbourhood"

@@ -1,0 +1,72 @@
+"""Fact <-> stored row. The row carries keyed metadata; everything readable (text, raw
+ids) travels inside the ciphertext, sealed under the partition's data key."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from datetime import UTC, datetime
+
+import numpy as np
+
+from .crypto import open_sealed, seal
+from .index import IndexedFact
+from .keyring import fact_aad
+from .model import Fact, OriginKind, Scope, Tier
+from .store import FactRow
+
+
+def to_ms(dt: datetime) -> int:
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return int(dt.timestamp() * 1000)
+
+
+def from_ms(ms: int | None) -> datetime | None:
+    return None if ms is None else datetime.fromtimestamp(ms / 1000, UTC)
+
+
+def seal_fact(dk: bytes, row: FactRow, fact: Fact, vector: np.ndarray | None = None) -> FactRow:
+    """Return `row` with the ciphertext of `fact` (and its embedding, if any)."""
+    payload: dict[str, object] = {
+        "t": fact.text,
+        "s": fact.subject,
+        "c": fact.community,
+        "a": fact.author,
+        "o": fact.origin,
+    }
+    if vector is not None:
+        payload["v"] = vector.astype(np.float16).tobytes().hex()
+    blob = json.dumps(payload, separators=(",", ":")).encode()
+    return replace(row, ciphertext=seal(dk, blob, fact_aad(row.partition_id, row.id)))
+
+
+def open_fact(dk: bytes, row: FactRow) -> IndexedFact:
+    payload = json.loads(open_sealed(dk, row.ciphertext, fact_aad(row.partition_id, row.id)))
+    fact = Fact(
+        id=row.id,
+        scope=Scope(row.scope),
+        text=payload["t"],
+        subject=payload.get("s"),
+        community=payload.get("c"),
+        origin=payload.get("o") or row.origin_kind,
+        author=payload.get("a"),
+        tier=Tier(row.tier),
+        kind=row.kind,
+        source_skill=row.source_skill,
+        confidence=row.confidence,
+        created_at=from_ms(row.created_at),
+        updated_at=from_ms(row.updated_at),
+        expires_at=from_ms(row.expires_at),
+    )
+    vec = payload.get("v")
+    return IndexedFact(
+        fact=fact,
+        origin_kind=OriginKind(row.origin_kind),
+        origin_key=row.origin_key,
+        author_key=row.author_key,
+        subject_key=row.subject_key,
+        created_ms=row.created_at,
+        expires_ms=row.expires_at,
+        vector=np.frombuffer(bytes.fromhex(vec), dtype=np.float16) if vec else None,
+    )
