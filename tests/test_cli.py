@@ -91,7 +91,11 @@ def test_denials_have_codes_and_exit_non_zero(run) -> None:
     assert j(p)["error"]["code"] == "owner_private_context_required"
     p = run("remember", "x", "--dashboard", "--json", ok=False)
     assert j(p)["error"]["code"] == "namespace_required"
-    log = j(run("log", "--as", OWNER, "--local", "--json"))["denials"]
+    log = [
+        e
+        for e in j(run("log", "--as", OWNER, "--local", "--json"))["events"]
+        if e["kind"] == "denial"
+    ]
     assert [d["code"] for d in log][:3] == [
         "namespace_required",
         "owner_private_context_required",

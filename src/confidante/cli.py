@@ -22,7 +22,7 @@ from . import __version__
 from .config import Settings
 from .crypto import key_file_for
 from .engine import Memory
-from .errors import ConfidanteError, InvalidContext
+from .errors import ConfidanteError, InvalidContext, InvalidInput
 from .model import Context, Fact, Hit
 from .store.postgres import is_postgres_url
 
@@ -321,24 +321,262 @@ def list_(
 
 @app.command()
 @with_context
+def update(
+    fact_id: Annotated[str, typer.Argument(help="Fact id.")],
+    text: Annotated[str, typer.Argument(help="The new text.")],
+    ctx: Context,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Replace a fact's text (its writer, its subject, or the owner in private)."""
+    with _errors(as_json), _open(db) as mem:
+        fact = mem.update(ctx, fact_id, text)
+    _emit(as_json, fact.to_dict(), lambda: out.print(f"updated {fact.id}"))
+
+
+@app.command()
+@with_context
+def context(
+    query: Annotated[str, typer.Argument(help="What the conversation is about.")],
+    ctx: Context,
+    max_tokens: Annotated[int, typer.Option("--max-tokens", help="Token budget.")] = 800,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Print the prompt context for this conversation: identity block plus recalled facts."""
+    with _errors(as_json), _open(db) as mem:
+        text = mem.prompt_context(ctx, query, max_tokens=max_tokens)
+    _emit(as_json, {"context": text}, lambda: print(text))
+
+
+@app.command("import")
+@with_context
+def import_(
+    file: Annotated[Path, typer.Argument(help='JSONL: one {"text": ...} or string a line.')],
+    ctx: Context,
+    namespace: Annotated[str | None, typer.Option("--namespace", "-n")] = None,
+    batch: Annotated[int, typer.Option(help="Facts per transaction.")] = 256,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Bulk-remember a JSONL file in this context, with a progress bar."""
+    from rich.progress import Progress
+
+    with _errors(as_json):
+        texts = _read_jsonl(file)
+        done = 0
+        with _open(db) as mem, Progress(console=err, disable=as_json) as bar:
+            task = bar.add_task("remembering", total=len(texts))
+            for start in range(0, len(texts), max(1, batch)):
+                chunk = texts[start : start + max(1, batch)]
+                mem.remember_many(ctx, chunk, namespace)
+                done += len(chunk)
+                bar.update(task, advance=len(chunk))
+    _emit(as_json, {"imported": done}, lambda: out.print(f"imported {done} facts"))
+
+
+def _read_jsonl(file: Path) -> list[str]:
+    if not file.is_file():
+        raise InvalidInput("no such file")
+    texts = []
+    for n, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError:
+            raise InvalidInput(f"line {n} is not JSON") from None
+        text = item.get("text") if isinstance(item, dict) else item
+        if not isinstance(text, str):
+            raise InvalidInput(f"line {n} has no text")
+        texts.append(text)
+    return texts
+
+
+@app.command("forget-subject")
+@with_context
+def forget_subject(
+    subject: Annotated[str, typer.Argument(help="The actor to erase, platform:id.")],
+    ctx: Context,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Erase everything about a person and destroy their keys (owner in private, or self)."""
+    with _errors(as_json), _open(db) as mem:
+        report = mem.forget_subject(ctx, subject)
+    _emit(as_json, report, lambda: out.print(report))
+
+
+@app.command("forget-guild")
+@with_context
+def forget_guild(
+    community: Annotated[str, typer.Argument(help="Guild id (or group:CHAT).", metavar="GUILD")],
+    ctx: Context,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Erase a community's memory and destroy its key (owner, in private)."""
+    with _errors(as_json), _open(db) as mem:
+        report = mem.forget_guild(ctx, community)
+    _emit(as_json, report, lambda: out.print(report))
+
+
+@app.command()
+@with_context
 def log(
     ctx: Context,
     limit: Annotated[int, typer.Option(help="At most this many.")] = 100,
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """The denial log (owner, in an owner-private context)."""
+    """Denials and owner-memory reads (the owner, in an owner-private context)."""
     with _errors(as_json), _open(db) as mem:
-        rows = mem.denials(ctx, limit)
-    data = [{"at": r.at, "code": r.code, "scope": r.scope, "surface": r.surface} for r in rows]
+        rows = mem.access_log(ctx, limit)
+    data = [
+        {"at": _iso(r.at), "kind": r.kind, "code": r.code, "scope": r.scope, "surface": r.surface}
+        for r in rows
+    ]
 
     def human() -> None:
-        t = Table("at (ms)", "code", "scope", "surface")
-        for r in rows:
-            t.add_row(str(r.at), r.code, r.scope or "", r.surface)
+        t = Table("at", "kind", "code", "scope", "surface")
+        for d in data:
+            t.add_row(*(str(d[k] or "") for k in ("at", "kind", "code", "scope", "surface")))
         out.print(t)
 
-    _emit(as_json, {"denials": data}, human)
+    _emit(as_json, {"events": data}, human)
+
+
+def _iso(ms: int) -> str:
+    from datetime import UTC, datetime
+
+    return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="seconds")
+
+
+@app.command()
+def stats(db: DbOpt = None, as_json: JsonOpt = False) -> None:
+    """The T1 public stats: skill usage and observed patterns (no identifiers)."""
+    with _errors(as_json), _open(db) as mem:
+        data = mem.public_stats()
+    _emit(as_json, data, lambda: out.print_json(json.dumps(data)))
+
+
+@app.command()
+def audit(db: DbOpt = None, as_json: JsonOpt = False) -> None:
+    """Run the privacy checklist over the whole store; exit 1 on findings."""
+    with _errors(as_json), _open(db) as mem:
+        report = mem.audit()
+
+    def human() -> None:
+        t = Table("check", "ok", "findings", "what it checks")
+        for c in report["checks"]:
+            t.add_row(
+                c["name"],
+                "[green]yes[/green]" if c["ok"] else "[red]NO[/red]",
+                str(c["findings"]),
+                c["description"],
+            )
+        out.print(t)
+        for f in report["findings"]:
+            out.print(f)
+
+    _emit(as_json, report, human)
+    if not report["ok"]:
+        raise typer.Exit(1)
+
+
+@app.command()
+def cleanup(
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Count, change nothing.")] = False,
+    history: Annotated[bool, typer.Option("--history", help="List earlier runs.")] = False,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Run the cleanup protocol (archive, purge, re-scan, merge, compact), or list its log."""
+    with _errors(as_json), _open(db) as mem:
+        if history:
+            lines = mem.cleanup_history()
+            _emit(as_json, {"history": lines}, lambda: out.print("\n".join(lines) or "none"))
+            return
+        report = mem.cleanup(dry_run=dry_run)
+    _emit(as_json, report, lambda: out.print(report["line"]))
+
+
+keys_app = typer.Typer(help="Master key and agent keys.", no_args_is_help=True)
+app.add_typer(keys_app, name="keys")
+
+
+@keys_app.command("rotate")
+def keys_rotate(
+    new_key: Annotated[
+        str | None, typer.Option("--new-key", help="Base64 of 32 bytes (default: random).")
+    ] = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Re-wrap every data key under a new master key (facts are not re-encrypted)."""
+    from .crypto import encode_key, parse_master_key
+    from .crypto import new_key as fresh_key
+    from .lifecycle import rotate_key_file
+
+    with _errors(as_json):
+        settings = Settings()
+        target = db or str(settings.db)
+        new = parse_master_key(new_key) if new_key else fresh_key()
+        with Memory.open(target) as mem:
+            env_key = settings.master_key is not None or is_postgres_url(target)
+            if env_key:
+                mem.rotate_master_key(new)
+            else:
+                rotate_key_file(mem, Path(target), new)
+        data: dict[str, Any] = {"rotated": True, "key_file": None if env_key else "updated"}
+        if env_key and not new_key:
+            data["new_master_key"] = encode_key(new)  # shown once: set CONFIDANTE_MASTER_KEY
+    _emit(
+        as_json,
+        data,
+        lambda: out.print(
+            "rotated; "
+            + (
+                "set CONFIDANTE_MASTER_KEY to: " + data["new_master_key"]
+                if "new_master_key" in data
+                else "key file updated"
+            )
+        ),
+    )
+
+
+@app.command()
+def backup(
+    dest: Annotated[Path, typer.Argument(help="Where to write the copy.")],
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """A consistent online copy of the database, still encrypted (keep the key apart)."""
+    with _errors(as_json), _open(db) as mem:
+        path = mem.backup(dest)
+    _emit(as_json, {"backup": str(path)}, lambda: out.print(f"backed up to {path}"))
+
+
+@app.command()
+def restore(
+    src: Annotated[Path, typer.Argument(help="A backup made by `confidante backup`.")],
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing database.")] = False,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Put a backup in place, after checking that the current master key opens it."""
+    from .crypto import parse_master_key, read_key_file
+    from .lifecycle import restore as restore_db
+
+    with _errors(as_json):
+        settings = Settings()
+        target = Path(db or str(settings.db))
+        if settings.master_key is not None:
+            key = parse_master_key(settings.master_key.get_secret_value())
+        else:  # the key must already exist: a restore never invents one
+            key = read_key_file(settings.key_file or key_file_for(target))
+        restore_db(src, target, key, force=force)
+    _emit(as_json, {"restored": str(target)}, lambda: out.print(f"restored into {target}"))
 
 
 @app.command()

@@ -386,7 +386,11 @@ class Memory:
         for f in facts:
             by_scope.setdefault((f.scope, f.kind), []).append(f.id)
         for (scope, kind), ids in by_scope.items():
-            self.store.touch_facts(ids, to_ms(self.now() + self.ttl_for(scope, kind)))
+            until = to_ms(self.now() + self.ttl_for(scope, kind))
+            self.store.touch_facts(ids, until)
+            with self._lock:
+                for index in self._indexes.values():
+                    index.extend_expiry(set(ids), until)
 
     def list(self, ctx: Context, *, limit: int | None = None) -> list[Fact]:
         """Every fact this context may see, newest first."""
@@ -497,8 +501,11 @@ class Memory:
 
         return cleanup(self, now=now, dry_run=dry_run)
 
-    def cleanup_history(self, ctx: Context, limit: int = 100) -> list[str]:
-        self.require_owner_private(ctx)
+    def cleanup_history(self, ctx: Context | None = None, limit: int = 100) -> list[str]:
+        """The kept log lines, newest first. They hold counts only; a given context must
+        still be owner-private (adapters pass theirs)."""
+        if ctx is not None:
+            self.require_owner_private(ctx)
         return [line for _, line in self.store.cleanup_log(limit)]
 
     def forget_subject(self, ctx: Context, actor: str) -> dict[str, int]:

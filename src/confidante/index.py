@@ -148,6 +148,12 @@ class PartitionIndex:
             len(self.facts),
         )
 
+    def extend_expiry(self, ids: set[str], expires_ms: int) -> None:
+        """Refresh-on-read: push cached expiries forward like the store just did."""
+        for i, f in enumerate(self.facts):
+            if f.fact.id in ids and f.expires_ms is not None and self.expires[i] < expires_ms:
+                self.expires[i] = expires_ms
+
     def __len__(self) -> int:
         return len(self.facts)
 
