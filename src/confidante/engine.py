@@ -74,7 +74,7 @@ class Memory:
         self.keys = Keyring(store, master_key)
         self._indexes: dict[str, PartitionIndex] = {}
         self._lock = threading.RLock()
-        self.pipeline = Pipeline(rankers or [BM25()])
+        self.pipeline = Pipeline(rankers or default_rankers(self.settings))
 
     # -- opening -------------------------------------------------------------------------------
     @classmethod
@@ -542,6 +542,19 @@ class Memory:
         from .prompt import prompt_context
 
         return prompt_context(self, ctx, query, max_tokens=max_tokens)
+
+
+def default_rankers(settings: Settings) -> list[Ranker]:
+    """Keyword ranking always; semantic ranking with the configured offline embedder."""
+    from .embedding import load_embedder
+    from .semantic import Semantic
+
+    name = None if settings.embedder == "default" else settings.embedder
+    try:
+        embedder = load_embedder(name)
+    except ValueError:
+        raise InvalidInput("unknown embedder (see confidante.embedding.EMBEDDER_NAMES)") from None
+    return [BM25()] if embedder is None else [BM25(), Semantic(embedder)]
 
 
 def _day(ms: int) -> str:

@@ -87,8 +87,13 @@ class Pipeline:
 
     def rank(self, query: str, pool: Sequence[Candidates], k: int) -> list[Ranked]:
         per_ranker = {r.name: r.scores(query, pool) for r in self.rankers}
+        # Whatever a ranker returns, a fact outside the mask can never score.
         flat: dict[str, np.ndarray] = {
-            name: np.concatenate(arrs) if arrs else np.zeros(0, np.float32)
+            name: np.concatenate(
+                [np.where(c.mask, a, 0.0) for c, a in zip(pool, arrs, strict=True)]
+            )
+            if arrs
+            else np.zeros(0, np.float32)
             for name, arrs in per_ranker.items()
         }
         offsets = np.cumsum([0] + [len(c.index) for c in pool])

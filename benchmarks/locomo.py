@@ -1,0 +1,170 @@
+"""Recall quality on LoCoMo (CC BY-NC 4.0; read from the shared data folder, never shipped).
+
+Every turn of each conversation is remembered as a DM fact of one user silo per
+conversation (written at its session's date), then every question of categories 1-4 with
+evidence is recalled in that user's context. Prints session-level recall_any@5 and
+recall_all@10 and turn-level recall_all@10 for BM25 alone and for the hybrid default, in
+the same run.
+
+    python benchmarks/locomo.py [--data PATH] [--embedders static,minilm-int8]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from confidante import Context, Memory
+from confidante.config import Settings
+from confidante.crypto import new_key
+from confidante.engine import default_rankers
+from confidante.ranking import BM25
+
+DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared/data/locomo/locomo10.json"
+
+
+@dataclass
+class Clock:
+    now: datetime = field(default_factory=lambda: datetime(2023, 1, 1, tzinfo=UTC))
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def session_date(text: str) -> datetime:
+    # e.g. "1:56 pm on 8 May, 2023"
+    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+
+
+def load(path: Path) -> list[dict]:
+    return json.loads(path.read_text())
+
+
+def ingest(mem: Memory, clock: Clock, sample: dict, actor: str) -> tuple[dict[str, str], float]:
+    """Remember every turn; return fact id -> dia_id and the seconds spent."""
+    conv = sample["conversation"]
+    ctx = Context.dm(actor)
+    ids: dict[str, str] = {}
+    spent = 0.0
+    n = 1
+    while f"session_{n}" in conv:
+        clock.now = session_date(conv[f"session_{n}_date_time"])
+        turns = conv[f"session_{n}"]
+        texts = [f"{t['speaker']}: {t['text']}" for t in turns]
+        t0 = time.perf_counter()
+        facts = mem.remember_many(ctx, texts)
+        spent += time.perf_counter() - t0
+        ids.update((f.id, t["dia_id"]) for f, t in zip(facts, turns, strict=True))
+        n += 1
+    return ids, spent
+
+
+def session_of(dia_id: str) -> str:
+    return dia_id.split(":")[0]
+
+
+def evaluate(mem: Memory, samples: list[dict], clock: Clock) -> dict[str, float]:
+    any5 = all10s = all10t = n = 0
+    latencies = []
+    ingest_s = ingested = 0.0
+    for i, sample in enumerate(samples):
+        actor = f"locomo:{i}"
+        ids, spent = ingest(mem, clock, sample, actor)
+        ingest_s += spent
+        ingested += len(ids)
+        ctx = Context.dm(actor)
+        for qa in sample["qa"]:
+            if qa.get("category") not in (1, 2, 3, 4) or not qa.get("evidence"):
+                continue
+            evidence = {e.strip() for e in qa["evidence"] if ":" in e}
+            if not evidence:
+                continue
+            t0 = time.perf_counter()
+            hits = mem.recall(ctx, qa["question"], k=10)
+            latencies.append(time.perf_counter() - t0)
+            got = [ids.get(h.fact.id, "") for h in hits]
+            sessions = {session_of(e) for e in evidence}
+            any5 += bool({session_of(g) for g in got[:5]} & sessions)
+            all10s += sessions <= {session_of(g) for g in got[:10]}
+            all10t += evidence <= set(got[:10])
+            n += 1
+    latencies.sort()
+    return {
+        "questions": n,
+        "session_any@5": any5 / n,
+        "session_all@10": all10s / n,
+        "turn_all@10": all10t / n,
+        "p50_ms": latencies[len(latencies) // 2] * 1e3,
+        "p95_ms": latencies[int(len(latencies) * 0.95)] * 1e3,
+        "ingest_facts_per_s": ingested / ingest_s if ingest_s else 0.0,
+    }
+
+
+def run(label: str, samples: list[dict], rankers_for: object) -> dict[str, float]:
+    clock = Clock()
+    settings = Settings(default_ttl_days=36500)
+    with tempfile.TemporaryDirectory() as tmp:
+        mem = Memory.open(
+            Path(tmp) / "locomo.db", master_key=new_key(), clock=clock, settings=settings
+        )
+        mem.pipeline.rankers = rankers_for(settings)  # type: ignore[operator]
+        try:
+            result = evaluate(mem, samples, clock)
+        finally:
+            mem.close()
+    result["label"] = label  # type: ignore[assignment]
+    return result
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description="LoCoMo recall benchmark")
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    ap.add_argument("--embedders", default="", help="extra embedders to compare, comma-separated")
+    ap.add_argument("--limit", type=int, default=0, help="only the first N conversations")
+    args = ap.parse_args()
+    samples = load(args.data)
+    if args.limit:
+        samples = samples[: args.limit]
+
+    runs = [
+        run("bm25", samples, lambda s: [BM25()]),
+        run("hybrid (default)", samples, default_rankers),
+    ]
+    for name in filter(None, args.embedders.split(",")):
+        runs.append(
+            run(
+                f"hybrid ({name})",
+                samples,
+                lambda s, name=name: default_rankers(s.model_copy(update={"embedder": name})),
+            )
+        )
+    print(
+        f"LoCoMo: {runs[0]['questions']} questions (categories 1-4 with evidence), "
+        f"{len(samples)} conversations"
+    )
+    cols = [
+        "session_any@5",
+        "session_all@10",
+        "turn_all@10",
+        "p50_ms",
+        "p95_ms",
+        "ingest_facts_per_s",
+    ]
+    print(f"{'ranking':<24}" + "".join(f"{c:>20}" for c in cols))
+    for r in runs:
+        print(
+            f"{r['label']:<24}"
+            + "".join(
+                f"{r[c]:>20.3f}" if c.endswith(("5", "10")) else f"{r[c]:>20.1f}" for c in cols
+            )
+        )
+    print("targets for the hybrid default: session_any@5 >= 0.92, turn_all@10 >= 0.60")
+
+
+if __name__ == "__main__":
+    main()
