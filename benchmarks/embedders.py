@@ -17,6 +17,8 @@ ids that name no turn are dropped, and a question left with none is skipped.
 
     python benchmarks/embedders.py                       # static and minilm-int8
     python benchmarks/embedders.py --embedders static --no-speed
+    python benchmarks/embedders.py --tokenizer engine    # BM25 with confidante's stop words
+    python benchmarks/embedders.py --context 1           # embed each turn after the one before
     python benchmarks/embedders.py --embedders static,minilm-int8,st:/path/to/all-MiniLM-L6-v2
 
 ``st:DIR`` runs a sentence-transformers model from a local directory, as a reference; it needs
@@ -75,6 +77,7 @@ class Conversation:
     turn_ids: list[str]
     turn_sessions: np.ndarray
     turn_texts: list[str]
+    embed_texts: list[str]  # what the embedder sees: the turn, maybe after earlier turns
     questions: list[Question] = field(default_factory=list)
 
 
@@ -106,7 +109,7 @@ def format_turn(turn: dict, fmt: str) -> str:
     return text
 
 
-def load_locomo(path: Path, fmt: str) -> tuple[list[Conversation], Counter]:
+def load_locomo(path: Path, fmt: str, context: int = 0) -> tuple[list[Conversation], Counter]:
     samples = json.loads(path.read_text(encoding="utf-8"))
     skipped: Counter = Counter()
     conversations = []
@@ -120,7 +123,13 @@ def load_locomo(path: Path, fmt: str) -> tuple[list[Conversation], Counter]:
                 ids.append(turn["dia_id"])
                 sessions.append(_session_of(turn["dia_id"]))
                 texts.append(format_turn(turn, fmt))
-        c = Conversation(sample["sample_id"], ids, np.asarray(sessions), texts)
+        embed_texts = [
+            " ".join(
+                texts[j] for j in range(max(0, i - context), i + 1) if sessions[j] == sessions[i]
+            )
+            for i in range(len(texts))
+        ]
+        c = Conversation(sample["sample_id"], ids, np.asarray(sessions), texts, embed_texts)
         known = set(ids)
         for qa in sample["qa"]:
             if qa.get("category") not in CATEGORIES:
@@ -148,11 +157,25 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
-class BM25:
-    """Okapi BM25 with Lucene's idf; no stemming, no stop words."""
+def engine_words(text: str) -> list[str]:
+    """The keyword tokenizer confidante's own BM25 uses (stop words dropped)."""
+    from confidante.index import tokenize
 
-    def __init__(self, docs: Sequence[str], k1: float = 1.2, b: float = 0.75) -> None:
-        tokenised = [words(d) for d in docs]
+    return tokenize(text)
+
+
+class BM25:
+    """Okapi BM25 with Lucene's idf; no stemming."""
+
+    def __init__(
+        self,
+        docs: Sequence[str],
+        k1: float = 1.2,
+        b: float = 0.75,
+        tokenize: Callable[[str], list[str]] = words,
+    ) -> None:
+        self.tokenize = tokenize
+        tokenised = [tokenize(d) for d in docs]
         self.n = len(docs)
         lengths = np.asarray([len(t) for t in tokenised], dtype=np.float64)
         self.norm = k1 * (1.0 - b + b * lengths / max(lengths.mean(), 1e-9))
@@ -164,7 +187,7 @@ class BM25:
 
     def scores(self, query: str) -> np.ndarray:
         out = np.zeros(self.n)
-        for term in words(query):
+        for term in self.tokenize(query):
             posting = self.postings.get(term)
             if not posting:
                 continue
@@ -381,6 +404,19 @@ def main(argv: list[str] | None = None) -> None:
         default="speaker+caption",
         choices=["text", "speaker", "text+caption", "speaker+caption"],
     )
+    parser.add_argument(
+        "--context",
+        type=int,
+        default=0,
+        help="embed each turn after up to N earlier turns of its session; BM25 sees the turn alone",
+    )
+    parser.add_argument(
+        "--tokenizer",
+        default="simple",
+        choices=["simple", "engine"],
+        help="BM25 words: simple lowercase words (the protocol), or confidante's own "
+        "tokenizer (stop words dropped)",
+    )
     parser.add_argument("--no-speed", action="store_true", help="skip the speed measurements")
     parser.add_argument("--k1", type=float, default=1.2)
     parser.add_argument("--b", type=float, default=0.75)
@@ -388,18 +424,20 @@ def main(argv: list[str] | None = None) -> None:
 
     if not args.data.is_file():
         raise SystemExit(f"LoCoMo not found at {args.data} (pass --data)")
-    conversations, skipped = load_locomo(args.data, args.format)
+    conversations, skipped = load_locomo(args.data, args.format, args.context)
     n_q = sum(len(c.questions) for c in conversations)
     n_turns = sum(len(c.turn_texts) for c in conversations)
     print(
         f"LoCoMo: {len(conversations)} conversations, {n_turns} turns, {n_q} questions "
-        f"(categories 1-4; skipped: {dict(skipped) or 'none'}); turn format {args.format!r}; "
-        f"BM25 k1={args.k1} b={args.b}"
+        f"(categories 1-4; skipped: {dict(skipped) or 'none'}); turn format {args.format!r}, "
+        f"embedder context {args.context} earlier turn(s); "
+        f"BM25 k1={args.k1} b={args.b} tokenizer {args.tokenizer!r}"
     )
+    tokenize = words if args.tokenizer == "simple" else engine_words
 
     bm25_items: list[Scored] = []
     for conv in conversations:
-        index = BM25(conv.turn_texts, k1=args.k1, b=args.b)
+        index = BM25(conv.turn_texts, k1=args.k1, b=args.b, tokenize=tokenize)
         bm25_items.extend(Scored(conv, q, index.scores(q.text), None) for q in conv.questions)
 
     rows: list[tuple[str, np.ndarray, dict[int, np.ndarray], str]] = []
@@ -415,7 +453,7 @@ def main(argv: list[str] | None = None) -> None:
         it_bm25 = iter(bm25_items)
         for conv in conversations:
             t0 = time.perf_counter()
-            docs = embedder.embed(conv.turn_texts)
+            docs = embedder.embed(conv.embed_texts)
             queries = embedder.embed([q.text for q in conv.questions])
             embed_seconds += time.perf_counter() - t0
             embedded += len(conv.turn_texts) + len(conv.questions)

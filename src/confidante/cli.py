@@ -24,6 +24,7 @@ from .crypto import key_file_for
 from .engine import Memory
 from .errors import ConfidanteError, InvalidContext, InvalidInput
 from .model import Context, Fact, Hit
+from .cli_surfaces import register as register_surfaces
 from .store.postgres import is_postgres_url
 
 app = typer.Typer(
@@ -501,7 +502,7 @@ def cleanup(
     _emit(as_json, report, lambda: out.print(report["line"]))
 
 
-keys_app = typer.Typer(help="Master key and agent keys.", no_args_is_help=True)
+keys_app = typer.Typer(help="Master key and agent API keys.", no_args_is_help=True)
 app.add_typer(keys_app, name="keys")
 
 
@@ -593,6 +594,9 @@ def demo(as_json: JsonOpt = False) -> None:
 def version() -> None:
     """Print the version."""
     out.print(__version__)
+
+
+register_surfaces(app, keys_app)  # serve, mcp, dashboard, keys add-agent/list/revoke
 
 
 def _split(value: str | None) -> list[str] | None:

@@ -577,6 +577,10 @@ def _check_text(text: object) -> str:
         raise InvalidInput(f"text is longer than {MAX_TEXT_CHARS} characters")
     if "\x00" in stripped:
         raise InvalidInput("text contains a NUL character")
+    try:
+        stripped.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput("text is not valid Unicode (lone surrogate)") from None
     return stripped
 
 

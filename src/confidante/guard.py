@@ -44,7 +44,12 @@ def check_text(text: str, scope: Scope, mode: Mode = "refuse") -> Guarded:
         if g.remaining:
             raise IdentifierRefused([f.category for f in g.remaining])
         text = g.text
-        changes += [f"generalised {c.category} to '{c.replacement}'" for c in g.changes]
+        changes += [
+            f"generalised {c.category} to '{c.replacement}'"
+            if c.replacement
+            else f"removed {c.category}"
+            for c in g.changes
+        ]
     return Guarded(text, tuple(changes))
 
 

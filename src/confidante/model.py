@@ -24,9 +24,17 @@ def parse_actor(actor: str) -> tuple[str, str]:
     if not isinstance(actor, str):
         raise InvalidActor("an actor must be a string of the form platform:id")
     m = _ACTOR_RE.match(actor.strip())
-    if not m:
+    if not m or not _encodable(actor):
         raise InvalidActor("an actor must be of the form platform:id (e.g. discord:1234)")
     return m.group(1), m.group(2)
+
+
+def _encodable(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates cannot be stored or keyed
+        return False
+    return True
 
 
 def normalize_actor(actor: str) -> str:
@@ -35,7 +43,7 @@ def normalize_actor(actor: str) -> str:
 
 
 def _check_id(value: str | None, what: str) -> str:
-    if not isinstance(value, str) or not _ID_RE.match(value.strip()):
+    if not isinstance(value, str) or not _ID_RE.match(value.strip()) or not _encodable(value):
         raise InvalidContext(f"{what} must be a non-empty id without spaces")
     return value.strip()
 

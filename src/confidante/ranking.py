@@ -24,6 +24,8 @@ class Candidates:
 
 class Ranker(Protocol):
     name: str
+    weight: float  # share in the fused score
+    floor: float  # scores at or below this are "not relevant"
 
     def scores(self, query: str, pool: Sequence[Candidates]) -> list[np.ndarray]:
         """One float array per partition, aligned to its facts; 0 or below = no match."""
@@ -35,9 +37,11 @@ class BM25:
     may not see cannot even shift the scores of what it may."""
 
     name = "bm25"
+    floor = 0.0  # any keyword match is relevant
+    normalise = True  # BM25 has no fixed scale: divide by this query's best score
 
-    def __init__(self, k1: float = 1.2, b: float = 0.75) -> None:
-        self.k1, self.b = k1, b
+    def __init__(self, k1: float = 1.2, b: float = 0.75, weight: float = 0.5) -> None:
+        self.k1, self.b, self.weight = k1, b, weight
 
     def scores(self, query: str, pool: Sequence[Candidates]) -> list[np.ndarray]:
         terms = list(dict.fromkeys(tokenize(query)))
@@ -76,51 +80,46 @@ class Ranked:
 
 
 class Pipeline:
-    """Fuse rankers (reciprocal rank fusion when there are several), then order by score
-    with recency as the tie-breaker, and trim to k."""
+    """Fuse the rankers, then order by score with recency as the tie-breaker, and trim to k.
 
-    def __init__(self, rankers: Sequence[Ranker], rrf_k: float = 60.0) -> None:
+    A fact is a hit when any ranker finds it relevant (a score above that ranker's `floor`:
+    any keyword match, or a cosine above the embedder's noise level), so a query about
+    nothing known returns nothing rather than the least unrelated facts. Hits are ordered by
+    a weighted sum of each ranker's score, normalised to [0, 1] (BM25 by the best score of
+    this query, cosine as is); the weights come from each ranker's `weight`."""
+
+    def __init__(self, rankers: Sequence[Ranker]) -> None:
         if not rankers:
             raise ValueError("a pipeline needs at least one ranker")
         self.rankers = list(rankers)
-        self.rrf_k = rrf_k
 
     def rank(self, query: str, pool: Sequence[Candidates], k: int) -> list[Ranked]:
-        per_ranker = {r.name: r.scores(query, pool) for r in self.rankers}
-        # Whatever a ranker returns, a fact outside the mask can never score.
-        flat: dict[str, np.ndarray] = {
-            name: np.concatenate(
+        if not pool:
+            return []
+        flat: dict[str, np.ndarray] = {}
+        for r in self.rankers:
+            arrs = r.scores(query, pool)
+            # Whatever a ranker returns, a fact outside the mask can never score.
+            flat[r.name] = np.concatenate(
                 [np.where(c.mask, a, 0.0) for c, a in zip(pool, arrs, strict=True)]
-            )
-            if arrs
-            else np.zeros(0, np.float32)
-            for name, arrs in per_ranker.items()
-        }
-        offsets = np.cumsum([0] + [len(c.index) for c in pool])
-        if len(self.rankers) == 1:
-            fused = next(iter(flat.values())).astype(np.float64)
-        else:
-            fused = np.zeros(int(offsets[-1]), dtype=np.float64)
-            for scores in flat.values():
-                order = np.argsort(-scores, kind="stable")
-                ranks = np.empty_like(order)
-                ranks[order] = np.arange(len(order))
-                fused += np.where(scores > 0, 1.0 / (self.rrf_k + ranks + 1), 0.0)
-        hits = np.flatnonzero(fused > 0)
+            ).astype(np.float64)
+        relevant = np.zeros(len(next(iter(flat.values()))), dtype=bool)
+        fused = np.zeros_like(relevant, dtype=np.float64)
+        for r in self.rankers:
+            scores = flat[r.name]
+            relevant |= scores > getattr(r, "floor", 0.0)
+            top = float(scores.max()) if len(scores) else 0.0
+            norm = scores / top if getattr(r, "normalise", False) and top > 0 else scores
+            fused += getattr(r, "weight", 1.0) * np.clip(norm, 0.0, None)
+        hits = np.flatnonzero(relevant)
         if not len(hits):
             return []
+        offsets = np.cumsum([0] + [len(c.index) for c in pool])
         created = np.concatenate([c.index.created for c in pool])
-        # Sort by score, then newest first among equals.
-        order = np.lexsort((-created[hits], -fused[hits]))[:k]
+        order = np.lexsort((-created[hits], -fused[hits]))[:k]  # score, then newest first
         out = []
         for h in hits[order]:
             p = int(np.searchsorted(offsets, h, side="right") - 1)
-            out.append(
-                Ranked(
-                    p,
-                    int(h - offsets[p]),
-                    float(fused[h]),
-                    {name: float(s[h]) for name, s in flat.items()},
-                )
-            )
+            parts = {name: float(s[h]) for name, s in flat.items()}
+            out.append(Ranked(p, int(h - offsets[p]), float(fused[h]), parts))
         return out

@@ -20,9 +20,14 @@ _KEY = "vectors"
 
 class Semantic:
     name = "semantic"
+    normalise = False  # cosine already lives in [-1, 1]
 
-    def __init__(self, embedder: Embedder) -> None:
+    def __init__(self, embedder: Embedder, *, weight: float = 0.5, floor: float = 0.3) -> None:
+        # floor: cosine at which a fact counts as relevant on meaning alone; unrelated chat
+        # sentences sit below ~0.3 with the shipped embedders.
         self.embedder = embedder
+        self.weight = weight
+        self.floor = floor
         self._last: tuple[str, np.ndarray] | None = None
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:

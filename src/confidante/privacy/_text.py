@@ -6,7 +6,7 @@ import re
 
 FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|me|my|mine|we|we're|our|us)\b", re.I)
 # Verbs that tie a value to its noun: "is", "=", ":", and a few other languages' copulas.
-COPULA = r"(?:\s*(?:is|was|are|=|:|:=|->|=>|'s|’s|é|ist|est|es)\s*|\s*:\s*|\s+is\s+now\s+)"
+COPULA = r"(?:\s*(?:is|was|are|=|:|:=|->|=>|'s|\u2019s|é|ist|est|es)\s*|\s*:\s*|\s+is\s+now\s+)"
 # Words a "value" slot often holds in ordinary talk ("my password is too long",
 # "my login is broken"): never a secret or a handle.
 NOT_A_VALUE = frozenset(
@@ -22,7 +22,7 @@ NOT_A_VALUE = frozenset(
     awful terrible gone down up dead deleted banned suspended blocked verified linked
     created disabled enabled active inactive open closed full ready done available""".split()
 )
-TRAILING_PUNCT = ".,;:)]}?\"'”’"
+TRAILING_PUNCT = ".,;:)]}?\"'\u201d\u2019"
 
 
 def trim_value(text: str, start: int, end: int) -> int:
@@ -36,10 +36,4 @@ def token_end(text: str, pos: int) -> int:
     """Offset of the end of the whitespace-delimited token running through ``pos``."""
     while pos < len(text) and not text[pos].isspace():
         pos += 1
-    return pos
-
-
-def token_start(text: str, pos: int) -> int:
-    while pos > 0 and not text[pos - 1].isspace():
-        pos -= 1
     return pos

@@ -39,7 +39,7 @@ _FIN_CUE = (
     r"(?:bank|checking|chequing|savings|current|business|joint|brokerage|ira|401k)\s+"
     r"account(?:\s+(?:number|no\.?|#|num))?|account(?:\s+(?:number|no\.?|#|num))?|acct\.?|"
     r"a/c|routing(?:\s+(?:number|no\.?|#))?|aba(?:\s+number)?|sort\s*code|bsb|"
-    r"swift(?:\s+code)?|bic|iban|(?:credit|debit|bank)?\s*card(?:\s+(?:number|no\.?|#))?|"
+    r"swift(?:\s+code)?|bic|iban|(?:(?:credit|debit|bank)\s+)?card(?:\s+(?:number|no\.?|#))?|"
     r"visa|mastercard|amex|discover|clabe|transit\s+number|institution\s+number"
 )
 _NUMBER_WORDS = r"(?:\s*(?:number|no\.?|#|num|nr\.?))?"

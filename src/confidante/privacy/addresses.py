@@ -14,22 +14,25 @@ STREET_TYPES = (
     r"Row|Mews|Gardens|Grove|Walk|Alley|Wharf|Embankment|Broadway|Hill|Rise|Parade|Esplanade|"
     r"Expressway|Freeway|Turnpike|Pike|Loop|Plaza|Green|Vale|View|Park|Gate|Passage|Quay"
 )
+# Lower case allowed only where the word has no English sense ("17 rue Oberkampf", but
+# never "sent 3 via Slack").
 ROMANCE_STREETS = (
-    r"Rue|Avenue|Boulevard|Bd|Place|Chemin|Impasse|All[ée]e|Quai|Via|Viale|Piazza|Corso|"
-    r"Vicolo|Largo|Calle|Avenida|Av\.|Paseo|Plaza|Carrer|Rua|Travessa|Largo|Praça|Pra[çc]a|Carretera"
+    r"(?i:rue|chemin|impasse|all[ée]e|quai|viale|piazza|corso|vicolo|calle|avenida|paseo|"
+    r"carrer|rua|travessa|pra[çc]a|carretera|strada|calea|ulica|ul\.)"
+    r"|Avenue|Boulevard|Bd|Place|Via|Largo|Plaza|Av\."
 )
 GERMANIC_SUFFIX = (
     r"stra(?:ss|ß)e|str\.|weg|allee|platz|gasse|damm|ufer|chaussee|"
     r"straat|laan|gracht|plein|kade|gatan|vägen|vej|veien|gade|torget"
 )
 
-_NAME_WORD = r"(?:[A-Z][\w'’.-]*|\d+(?:st|nd|rd|th)|of|the|de|la|du|des)"
+_NAME_WORD = r"(?:[A-Z][\w'\u2019.-]*|\d+(?:st|nd|rd|th)|of|the|de|la|du|des)"
 _NUMBER = r"\d{1,5}[A-Za-z]?(?:[-/]\d{1,5}[A-Za-z]?)?"
 _UNIT = r"(?:(?:Apt|Apartment|Flat|Unit|Suite|Ste|Fl|Floor|#)\.?\s*[\w-]{1,5},?\s+)?"
 _DIRECTION = r"(?:(?:N|S|E|W|NE|NW|SE|SW|North|South|East|West)\.?\s+)?"
 _TAIL = (
     r"(?:,?\s+(?:Apt|Apartment|Flat|Unit|Suite|Ste)\.?\s*[\w-]{1,5})?"
-    r"(?:,\s*(?![A-Z]{2}\s+\d)(?:[A-Z][\w'’-]*\s?){1,3}){0,2}"
+    r"(?:,\s*(?![A-Z]{2}\s+\d)[A-Z][\w'\u2019-]*(?:\s(?![A-Z]{2}\s+\d)[A-Z][\w'\u2019-]*){0,2}){0,2}"
     r"(?:,?\s+(?:[A-Z]{2}\s+\d{5}(?:-\d{4})?|[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}))?"
 )
 _ENGLISH = re.compile(
@@ -45,9 +48,8 @@ _GERMANIC = re.compile(
     rf"|{_NUMBER}\s+[A-ZÄÖÜ][\wäöüßéè-]*(?:{GERMANIC_SUFFIX})(?![\w])){_TAIL}"
 )
 _PO_BOX = re.compile(
-    r"\b(?:P\.?\s?O\.?\s*Box|Post\s+Office\s+Box|Postfach|Apartado(?:\s+de\s+Correos)?|"
-    r"Caixa\s+Postal|Bo[iî]te\s+Postale)\s*\d{1,7}\b" + _TAIL,
-    re.I,
+    r"\b(?i:P\.?\s?O\.?\s*Box|Post\s+Office\s+Box|Postfach|Apartado(?:\s+de\s+Correos)?|"
+    r"Caixa\s+Postal|Bo[iî]te\s+Postale)\s*\d{1,7}\b" + _TAIL
 )
 # "I live at number 12", "my address is 4 the Crescent": a cue makes any house number count.
 _CUED = re.compile(
@@ -55,7 +57,7 @@ _CUED = re.compile(
     r"address(?:\s+is|:)|address\s*:|ship(?:ped)?\s+(?:it\s+)?to|send\s+(?:it|this|that|the\s+\w+)"
     r"\s+to|deliver(?:ed)?\s+(?:it\s+)?to|moved\s+(?:in)?to|mail\s+it\s+to)\s+"
     r"(?P<addr>(?:(?:number|no\.?|flat|apt|unit)\s*)?\d{1,5}[A-Za-z]?(?:[-/]\d{1,5})?,?\s+"
-    r"[A-Za-z][\w'’-]*(?:\s+[A-Za-z][\w'’-]*){0,3})",
+    r"[A-Za-z][\w'\u2019-]*(?:\s+[A-Za-z][\w'\u2019-]*){0,3})",
     re.I,
 )
 _STREET_WORD = re.compile(rf"\b(?:{STREET_TYPES}|{ROMANCE_STREETS})\b", re.I)

@@ -60,20 +60,26 @@ def _is_placeholder_email(text: str, m: re.Match[str]) -> bool:
 # Runs of digits with phone-ish separators; phonenumbers decides what is a number.
 _PHONE_RUN = re.compile(r"(?<![\w.,/#$€£¥-])\+?\(?\d[\d\s().\-]{5,22}\d(?![\w%/-]|\.\d|,\d)")
 _REGIONS = ("US", "GB", "DE", "FR", "IN", "BR", "AU")
+# With a phone word just before, a well-formed number counts even when its exchange is
+# unassigned ("my number is 555-201-8844"); without one it must be a valid number.
 _PHONE_CUE = re.compile(
-    r"(?:phone|mobile|cell|tel\b|tel\.|telephone|call|ring|text|sms|whatsapp|signal|"
-    r"number|reach|contact|landline|fax|handy|nummer|celular|t[ée]l[ée]phone|portable|"
-    r"numéro|telefone|telefon|móvil|movil|on\s*$|at\s*$)",
+    r"(?:phone|mobile|cell|\btel\b|telephone|\bcall|\bring|\btext|\bsms|whatsapp|signal|"
+    r"(?:my|his|her|our|their|your|mum's|mom's|dad's)\s+(?:\w+\s+)?(?:number|no\.?)|"
+    r"number\s+is|reach|contact|landline|\bfax|handy|nummer|celular|t[ée]l[ée]phone|"
+    r"portable|numéro|telefone|telefon|móvil|movil)",
     re.I,
 )
 # Numbers that are something else when one of these names them.
 _OTHER_NUMBER = re.compile(
     r"(?:order|invoice|tracking|ticket|ref(?:erence)?|id|isbn|ean|upc|serial|version|build|"
+    r"package|parcel|shipment|confirmation|booking|reservation|receipt|policy|claim|"
+    r"member(?:ship)?|customer|product|item|model|meeting|"
     r"case|account|acct|routing|sort\s*code|card|iban|ssn|social|passport|licen[cs]e|"
     r"nhs|sin|tax|itin|aadhaa?r|bsb|#|no\.|population|total|sku|part|model|invoice)"
     r"[^\d]{0,20}$",
     re.I,
 )
+_PHONE_WORD = re.compile(r"(?:phone|mobile|cell|\btel|call|text|whatsapp|landline)", re.I)
 _DATE_LIKE = re.compile(
     r"^(?:\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4})$"
 )
@@ -87,9 +93,14 @@ def find_phones(text: str) -> Iterator[Finding]:
             continue
         before = text[max(0, run.start() - 30) : run.start()]
         cue = _PHONE_CUE.search(before) is not None
-        if _OTHER_NUMBER.search(before) and not re.search(
-            r"(?:phone|mobile|cell|tel|number\s+is|call|text|whatsapp)", before, re.I
-        ):
+        if _OTHER_NUMBER.search(before) and not _PHONE_WORD.search(before):
+            continue
+        # "1Z 999 AA1 01 2345 6784": digits right after a code are the end of that code.
+        previous = before.rstrip().rsplit(None, 1)[-1] if before.strip() else ""
+        if before[-1:].isspace() and any(ch.isdigit() for ch in previous):
+            continue
+        # "4 8 15 16 23 42": many short groups are a list of numbers, not one number.
+        if len(re.findall(r"\d+", candidate)) > 5 and not candidate.startswith("+"):
             continue
         span = _match_number(candidate, cue or candidate.startswith("+"))
         if span is not None:

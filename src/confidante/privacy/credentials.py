@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Iterator
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator
 
 from detect_secrets.plugins.artifactory import ArtifactoryDetector
 from detect_secrets.plugins.aws import AWSKeyDetector
 from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector
-from detect_secrets.plugins.basic_auth import BasicAuthDetector
 from detect_secrets.plugins.base import BasePlugin
+from detect_secrets.plugins.basic_auth import BasicAuthDetector
 from detect_secrets.plugins.cloudant import CloudantDetector
 from detect_secrets.plugins.discord import DiscordBotTokenDetector
 from detect_secrets.plugins.github_token import GitHubTokenDetector
@@ -41,7 +42,7 @@ from detect_secrets.plugins.stripe import StripeDetector
 from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
 from detect_secrets.plugins.twilio import TwilioKeyDetector
 
-from ._text import COPULA, NOT_A_VALUE, token_end, token_start, trim_value
+from ._text import COPULA, NOT_A_VALUE, token_end, trim_value
 from .findings import Finding
 
 CATEGORY = "credential"
@@ -80,6 +81,8 @@ _EXTRA_TOKEN = re.compile(
       | gl(?:pat|dt|rt)-[A-Za-z0-9_-]{20,}
       | [MNO][A-Za-z\d_-]{23,27}\.[A-Za-z\d_-]{6}\.[A-Za-z\d_-]{27,40}
       | \d{8,10}:AA[0-9A-Za-z_-]{30,}
+      | key-[0-9a-z]{32}
+      | SK[0-9a-fA-F]{32}
     )""",
     re.X,
 )
@@ -88,27 +91,49 @@ _KEY_BLOCK = re.compile(
     re.S,
 )
 # ``scheme://user:password@host``; detect-secrets misses an empty user ("redis://:pw@h").
-_URL_PASSWORD = re.compile(r"[a-z][a-z0-9+.-]*://[^\s:/@]*:[^\s/@]+@[^\s/]+", re.I)
+_URL_PASSWORD = re.compile(
+    r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,30}://[^\s:/@]*:[^\s/@]+@[^\s/]+", re.I
+)
 
 # Nouns whose value follows a copula: "my password is ...", "PIN: 4821".
 _WORD_NOUN = (
-    r"pass(?:word|wd|phrase)|pwd|pw|contrase[ñn]a|kennwort|passwort|mot\s+de\s+passe"
+    r"pass(?:word|wd|phrase|code)|pass\s+code|pwd|pw|contrase[ñn]a|kennwort|passwort|mot\s+de\s+passe"
     r"|(?:api|app|access|secret|private|auth|client|master|license|licence)[\s_-]?key"
     r"|secret(?:[\s_-]?(?:access[\s_-]?)?key)?|client[\s_-]?secret|api[\s_-]?secret"
     r"|(?:access|auth|api|bot|bearer|refresh|session|personal\s+access|app)[\s_-]?token"
-    r"|token|creds|credentials"
+    r"|token|creds|credentials|pass"
 )
 _PIN_NOUN = (
-    r"pin(?:\s*(?:code|number))?|passcode|pass\s+code|combination|combo"
+    r"pin(?:\s*(?:code|number))?|combination|combo"
     r"|(?:door|gate|alarm|garage|lock|safe|locker|entry|access|security|unlock|keypad"
     r"|building|verification|2fa|otp|login|one[\s-]time)\s+(?:code|pin)"
     r"|code\s+(?:to|for)\s+(?:my|our|the)\s+[\w-]+"
 )
-_FILLER = r"(?:\s+(?:for|on|at|to|of|in)\s+(?:(?:my|our|the|his|her|your)\s+)?[\w'-]+(?:\s+[\w'-]+)?)?"
-_QUOTED = r"[\"'“‘`](?P<q>[^\"'”’`\n]{1,80})[\"'”’`]"
-_RAW = r"(?P<v>[^\s\"'“‘`][^\s]*)"
+# A short phrase between noun and verb: "the wifi password at home is ...".
+_FILLER = (
+    r"(?:\s+(?:for|on|at|to|of|in)\s+(?:(?:my|our|the|his|her|your)\s+)?[\w'-]+"
+    r"(?:\s+[\w'-]+)?)?"
+)
+_QUOTED = r"[\"'\u201c\u2018`](?P<q>[^\"'\u201d\u2019`\n]{1,80})[\"'\u201d\u2019`]"
+_RAW = r"(?P<v>[^\s\"'\u201c\u2018`][^\s]*)"
+# "my laptop password? it's ...", "the wifi password is set to ..."
+_SECRET_COPULA = (
+    rf"(?:{COPULA}|\s*[?,;:-]?\s*it(?:['\u2019]s|\s+is)\s+|\s+(?:is\s+)?set\s+to\s+)"
+    r"(?:(?:literally|just|simply|actually|still|now|currently|always|basically)\s+)?"
+)
 _NOUN_VALUE = re.compile(
-    rf"(?<![A-Za-z])(?P<noun>{_WORD_NOUN}|{_PIN_NOUN}){_FILLER}{COPULA}(?:{_QUOTED}|{_RAW})",
+    rf"(?<![A-Za-z])(?P<noun>{_WORD_NOUN}|{_PIN_NOUN}){_FILLER}{_SECRET_COPULA}"
+    rf"(?:{_QUOTED}|{_RAW})",
+    re.I,
+)
+# No verb at all ("..., password bluebird2021", "PIN 4821"): the value must look generated.
+_NOUN_THEN_VALUE = re.compile(
+    r"(?<![A-Za-z])(?P<noun>password|passwd|pwd|pw|passcode|pin|pin\s+code)\s+(?P<v>[^\s]+)",
+    re.I,
+)
+_SEED_PHRASE = re.compile(
+    r"\b(?:seed|recovery|mnemonic|backup|secret)\s+(?:phrase|words)(?:\s+\w+){0,3}?"
+    rf"{COPULA}(?P<v>[a-z]+(?:\s+[a-z]+){{11,23}})",
     re.I,
 )
 _CHANGED_TO = re.compile(
@@ -117,9 +142,25 @@ _CHANGED_TO = re.compile(
     re.I,
 )
 _PIN_NOUNS = re.compile(rf"(?:{_PIN_NOUN})$", re.I)
+# Nouns with everyday senses ("the secret to good bread", "a token of thanks"): their value
+# must look machine-made.
+_LOOSE_NOUNS = re.compile(r"(?:secret|token|creds|credentials|combo|pass)$", re.I)
 _LOGIN_PAIR = re.compile(
     r"\blog(?:ged|ging)?[\s-]?(?:in|on)\s+(?:with|as|using)\s+(?P<user>[^\s,]+)\s*"
     r"(?:and|with|/|,)\s*(?:(?:the\s+)?password\s+)?(?P<v>[^\s]+)",
+    re.I,
+)
+# "login is fam2024 / Popcorn!42", "creds: bob/hunter2"
+_USER_SLASH_PASS = re.compile(
+    r"\b(?:login|log-in|credentials|creds|user(?:name)?\s*/\s*pass(?:word)?|account)"
+    rf"(?:{COPULA}|\s+)(?P<user>[^\s/]{{2,}})\s*/\s*(?P<v>[^\s/]{{3,}})",
+    re.I,
+)
+# A password word, then within a few words something that cannot be prose: "my email
+# password is the same: Hunter#2024".
+_PASSWORD_NEAR = re.compile(
+    r"(?<![A-Za-z])(?:pass(?:word|wd|phrase|code)|pwd|pw)\b[^.!?\n]{0,40}?"
+    r"(?<![\w@/.:-])(?P<v>[^\s/@]{6,64})(?=[\s,.;!?)]*(?:\s|$))",
     re.I,
 )
 _BEARER = re.compile(r"\bbearer\s+(?P<v>[A-Za-z0-9._~+/=-]{16,})", re.I)
@@ -144,17 +185,44 @@ _NOT_SECRET_CONTEXT = re.compile(
 _LONG_TOKEN = re.compile(r"(?<![\w/+=.-])[A-Za-z0-9+/=_-]{16,}(?![\w/+=-])")
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
 _HEX_CHARS = frozenset(string.hexdigits)
+_NON_SPACE = re.compile(r"\S+")
+_SPECIALS = frozenset("!@#$%^&*+=?~|<>")
+_VERSION = re.compile(r"^v?\d+(?:\.\d+)+")
 
 
 def _plausible(value: str, noun: str) -> bool:
     """Whether ``value`` is a secret rather than talk about one ("my password is too long")."""
     if not value or _CODE_REFERENCE.match(value) or "(" in value:
         return False
-    if _PIN_NOUNS.match(noun.strip()):
+    noun = noun.strip()
+    if _PIN_NOUNS.match(noun):
         return sum(ch.isdigit() for ch in value) >= 3
     if value.lower().strip(".,!?") in NOT_A_VALUE:
         return False
+    if _LOOSE_NOUNS.search(noun):
+        return _generated_looking(value)
     return len(value) >= 3
+
+
+def _generated_looking(value: str) -> bool:
+    """Digits with letters, a symbol inside, or inner capitals: not an ordinary word."""
+    has_digit = any(ch.isdigit() for ch in value)
+    has_alpha = any(ch.isalpha() for ch in value)
+    symbol = any(not ch.isalnum() for ch in value.strip(".,!?"))
+    inner_caps = any(ch.isupper() for ch in value[1:])
+    return len(value) >= 6 and ((has_digit and has_alpha) or symbol or inner_caps)
+
+
+def _strongly_generated(value: str) -> bool:
+    """Letters, a digit and a special character, or upper, lower case and a digit together
+    ("Hunter#2024", "Pumpkin2024"); not a date, version or user_name42."""
+    inner = value.strip(".,!?")
+    if len(inner) < 6 or _CODE_REFERENCE.match(inner) or _VERSION.match(inner):
+        return False
+    digit = any(ch.isdigit() for ch in inner)
+    special = any(ch in _SPECIALS for ch in inner) and any(ch.isalpha() for ch in inner)
+    mixed = any(ch.isupper() for ch in inner) and any(ch.islower() for ch in inner)
+    return digit and (special or mixed)
 
 
 def _high_entropy(token: str) -> bool:
@@ -178,16 +246,30 @@ def _spans_of(text: str, value: str) -> Iterator[tuple[int, int]]:
     start = text.find(value)
     while start != -1:
         yield start, start + len(value)
-        start = text.find(value, start + 1)
+        start = text.find(value, start + len(value))
+
+
+def _token_spans(text: str, values: Iterable[str]) -> set[tuple[int, int]]:
+    """Whitespace-delimited tokens holding any of ``values``: a plugin's regex may match only
+    part of a longer token, and the whole token is the secret to redact."""
+    tokens = [(m.start(), m.end()) for m in _NON_SPACE.finditer(text)]
+    starts = [start for start, _ in tokens]
+    spans: set[tuple[int, int]] = set()
+    for value in set(values):
+        for start, end in _spans_of(text, value):
+            i = bisect_right(starts, start) - 1
+            if i >= 0 and tokens[i][1] >= end:
+                spans.add(tokens[i])
+            else:  # the value itself spans whitespace ("BEGIN RSA PRIVATE KEY")
+                spans.add((start, end))
+    return spans
 
 
 def find(text: str) -> Iterator[Finding]:
     """Yield credential spans in ``text``."""
-    for plugin in _TOKEN_PLUGINS:
-        for value in plugin.analyze_string(text):
-            for start, end in _spans_of(text, value):
-                # Regexes may match a prefix of a longer token; redact the whole token.
-                yield Finding(CATEGORY, token_start(text, start), token_end(text, end))
+    values = [v for plugin in _TOKEN_PLUGINS for v in plugin.analyze_string(text)]
+    for start, end in _token_spans(text, values):
+        yield Finding(CATEGORY, start, end)
     for m in _EXTRA_TOKEN.finditer(text):
         yield Finding(CATEGORY, m.start(), token_end(text, m.end()))
     for m in _URL_PASSWORD.finditer(text):
@@ -208,6 +290,23 @@ def _conversational(text: str) -> Iterator[Finding]:
                 end = trim_value(text, start, end)
             if _plausible(text[start:end], m.group("noun")):
                 yield Finding(CATEGORY, start, end)
+    for m in _NOUN_THEN_VALUE.finditer(text):
+        start, end = m.start("v"), trim_value(text, m.start("v"), m.end("v"))
+        value = text[start:end]
+        pin = _PIN_NOUNS.match(m.group("noun"))
+        shaped = (value.isdigit() and len(value) >= 4) if pin else _generated_looking(value)
+        if shaped and _plausible(value, m.group("noun")):
+            yield Finding(CATEGORY, start, end)
+    for m in _USER_SLASH_PASS.finditer(text):
+        start, end = m.start("v"), trim_value(text, m.start("v"), m.end("v"))
+        if _plausible(text[start:end], "password"):
+            yield Finding(CATEGORY, start, end)
+    for m in _PASSWORD_NEAR.finditer(text):
+        start, end = m.start("v"), trim_value(text, m.start("v"), m.end("v"))
+        if _strongly_generated(text[start:end]):
+            yield Finding(CATEGORY, start, end)
+    for m in _SEED_PHRASE.finditer(text):
+        yield Finding(CATEGORY, m.start("v"), m.end("v"))
     for m in _LOGIN_PAIR.finditer(text):
         start, end = m.span("v")
         if _plausible(text[start:end], "password"):

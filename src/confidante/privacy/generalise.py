@@ -36,16 +36,27 @@ class Generalised:
     remaining: list[Finding] = field(default_factory=list)
 
 
-_AT_LIKE = re.compile(r"(?:\b(?:at|around|about|round)\s+)$", re.I)
+_AT_LIKE = re.compile(r"\b(?:at|around|about|round)\s+$", re.I)
+_OTHER_PREP = re.compile(r"\b(?:by|before|after|until|till|since|from|for|to)\s+$", re.I)
 _THE = re.compile(r"\bthe\s+$", re.I)
-_CITY_AFTER = re.compile(r",\s*[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,2}")
-_TIME_WITH_PREP = {
+_CORNER_OF = re.compile(r"\b(?:the\s+)?corner\s+of\s+$", re.I)
+# A coarser place right after a neighbourhood: "Brooklyn, New York", "Capitol Hill in Seattle".
+_COARSER_AFTER = re.compile(r"(?:,\s*|\s+in\s+)(?=[A-Z])")
+_TIME_AFTER_AT = {
     "early morning": "early in the morning",
     "morning": "in the morning",
     "midday": "around midday",
     "afternoon": "in the afternoon",
     "evening": "in the evening",
     "night": "at night",
+}
+_TIME_AFTER_PREP = {
+    "early morning": "early morning",
+    "morning": "the morning",
+    "midday": "midday",
+    "afternoon": "the afternoon",
+    "evening": "the evening",
+    "night": "night",
 }
 
 
@@ -96,13 +107,15 @@ def _replacement(
 
 
 def _time(text: str, f: Finding, floor: int) -> tuple[int, int, str | None]:
-    hour = times.hour_of(text[f.start : f.end])
+    hour = times.hour_at(text, f.start)
     if hour is None:
         return f.start, f.end, None
     part = times.part_of_day(hour)
-    prep = _AT_LIKE.search(text, floor, f.start)
-    if prep:
-        return prep.start(), f.end, _TIME_WITH_PREP[part]
+    at = _AT_LIKE.search(text, floor, f.start)
+    if at:
+        return at.start(), f.end, _TIME_AFTER_AT[part]
+    if _OTHER_PREP.search(text, floor, f.start):
+        return f.start, f.end, _TIME_AFTER_PREP[part]
     return f.start, f.end, part
 
 
@@ -110,13 +123,17 @@ def _place(
     text: str, f: Finding, later: list[Finding], floor: int
 ) -> tuple[int, int, str | None]:
     value = text[f.start : f.end]
+    kind = places.kind_of(value)
     the = _THE.search(text, floor, f.start)
     start = the.start() if the else f.start
-    # "in Brooklyn, New York" -> "in New York": the coarser place is already there.
-    city = _CITY_AFTER.match(text, f.end)
-    if city and not any(g.start < city.end() and g.end > f.end for g in later):
-        return start, f.end + len(city.group()) - len(city.group().lstrip(", ")), ""
-    known = places.city_of(value)
-    if known:
-        return start, f.end, known
-    return f.start, f.end, places.describe(value)
+    if kind == "neighbourhood":
+        # "in Brooklyn, New York" -> "in New York": a coarser place already follows. When
+        # that one is fine too ("Williamsburg, Brooklyn") it gets generalised in turn.
+        coarser = _COARSER_AFTER.match(text, f.end)
+        if coarser:
+            return start, coarser.end(), ""
+        return start, f.end, places.city_of(value) or "a neighbourhood"
+    if kind == "corner":
+        corner = _CORNER_OF.search(text, floor, f.start)
+        return (corner.start() if corner else f.start), f.end, "a street corner"
+    return start if kind == "landmark" else f.start, f.end, places.describe(kind)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ._text import COPULA, NOT_A_VALUE, trim_value
+from ._text import COPULA, NOT_A_VALUE, token_end, trim_value
 from .findings import Finding
 
 _MENTION = re.compile(r"(?<![\w.@/])@(?P<h>[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,38}[A-Za-z0-9_])?)")
@@ -45,8 +45,19 @@ _ADD_ME = re.compile(
     rf"\b(?i:add|follow|find|friend|dm|message)\s+me(?:\s+(?i:on|at)\s+[\w.]+)?\s*:?\s+"
     rf"{_HANDLE_TOKEN}"
 )
-_POST_AS = re.compile(rf"\b(?i:(?:post|go|play|stream|am\s+known)\s+as|I'm|I\s+am)\s+{_HANDLE_TOKEN}"
-                      rf"(?=\s+(?i:on|in)\s+(?:{_PLATFORMS})\b)")
+_POST_AS = re.compile(
+    rf"\b(?i:(?:post|go|play|stream|known)\s+as|go\s+by|I'm|I\s+am)\s+{_HANDLE_TOKEN}"
+    rf"(?=\s+(?i:on|in)\s+(?:{_PLATFORMS})\b)"
+)
+# With a platform named anywhere, a handle-shaped word after "I'm" / "as" / ":" is a handle.
+_PLATFORM_WORD = re.compile(rf"\b(?:{_PLATFORMS})\b", re.I)
+_SHAPED_AFTER_CUE = re.compile(
+    rf"(?:\bI['\u2019]m|\bI\s+am|\bas|\bme|:)\s+{_HANDLE_TOKEN}", re.I
+)
+_USER_SLASH = re.compile(
+    r"\b(?:login|credentials|creds|account)(?:\s+is|\s*:)?\s+(?P<h>[A-Za-z0-9_.@-]{3,})\s*/\s*\S",
+    re.I,
+)
 _LOGIN_USER = re.compile(
     r"\blog(?:ged|ging)?[\s-]?(?:in|on)\s+(?:with|as|using)\s+(?P<h>[A-Za-z0-9_.@-]{3,})\s*"
     r"(?:and|with|/|,)",
@@ -67,11 +78,18 @@ def find_usernames(text: str) -> Iterator[Finding]:
     if "u/" in text:
         for m in _REDDIT.finditer(text):
             yield Finding("username", m.start(), m.end())
-    for pattern in (_CUED_HANDLE, _ADD_ME, _POST_AS, _LOGIN_USER):
+    patterns = [_CUED_HANDLE, _ADD_ME, _POST_AS, _LOGIN_USER, _USER_SLASH]
+    if _PLATFORM_WORD.search(text):
+        patterns.append(_SHAPED_AFTER_CUE)
+    for pattern in patterns:
         for m in pattern.finditer(text):
             start, end = m.start("h"), trim_value(text, m.start("h"), m.end("h"))
+            if text[end : end + 1] == "/":  # "github.com/octocat": the whole profile URL
+                end = trim_value(text, start, token_end(text, end))
             value = text[start:end]
             if value.lower().lstrip("@") in NOT_A_VALUE or len(value) < 3:
+                continue
+            if pattern is _SHAPED_AFTER_CUE and not _handle_shaped(value, ""):
                 continue
             if pattern in (_CUED_HANDLE, _ADD_ME) and not _handle_shaped(value, m.group(0)):
                 continue
@@ -88,6 +106,7 @@ def _handle_shaped(value: str, phrase: str) -> bool:
 
 _HOME_PATH = re.compile(
     r"(?:/home/|/Users/|/export/home/|/var/home/)[^\s/\"']+(?:/[^\s\"']*)?"
+    r"(?:\s[A-Z][\w.-]*(?=/)[^\s\"']*)*"
     r"|\b[A-Za-z]:[\\/]+(?:Users|Documents and Settings)[\\/]+[^\s\\/\"']+(?:[\\/][^\s\"']*)?"
     r"|(?<![\w/~.])~[A-Za-z0-9_.-]*/[^\s\"']+"
     r"|%(?:USERPROFILE|HOMEPATH|APPDATA|LOCALAPPDATA)%[^\s\"']*"

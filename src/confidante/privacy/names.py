@@ -3,7 +3,8 @@
 A capitalised word is not evidence by itself ("Jordan is a country", "Grace Hopper
 popularised ..."): a name counts when something ties it to the speaker's life, such as a
 relation ("my wife, Elena"), a title ("Dr. Whitfield"), a social verb ("tell Ahmed"), what
-follows ("Kenji and I", "Bogdan from accounting") or a first-person sentence.
+follows ("Kenji and I", "Bogdan from accounting"). A first-person sentence alone is not
+enough: "I read Stephen King" names a stranger.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from collections.abc import Iterator
 from functools import cache
 from importlib.resources import files
 
-from ._text import FIRST_PERSON
 from .findings import Finding
 
 CATEGORY = "person_name"
@@ -33,7 +33,7 @@ _RELATIONS = (
 _ADJ = r"(?:(?:best|old|close|new|little|big|older|younger|elder|late|dear|step|twin|baby|" \
        r"oldest|youngest|eldest|former|current|good)[\s-]+)*"
 _STRONG_BEFORE = re.compile(
-    rf"(?:\b(?:my|our|his|her|their|your)\s+{_ADJ}(?:{_RELATIONS})s?\s*,?\s*"
+    rf"(?:\b(?:my|our|his|her|their|your|\w+['\u2019]s)\s+{_ADJ}(?:{_RELATIONS})s?\s*,?\s*"
     r"(?:(?:is|was)\s+(?:named|called)\s+|(?:named|called)\s+)?"
     r"|\b(?i:mr|mrs|ms|miss|mx|dr|prof|professor|sir|dame|aunt|auntie|uncle|grandma|grandpa|"
     r"nana|granny|cousin|coach|officer|detective|judge)\.?\s+"
@@ -64,9 +64,8 @@ _LOWER_BEFORE = re.compile(
     r"meet|met|with|thank|thanks|hi|hey|hello|dear|invite|visit|and)\s+$",
     re.I,
 )
-_LOOSE_BEFORE = re.compile(r"\b(?:to|from|for|by|about|of|at|&)\s+$", re.I)
 _AFTER = re.compile(
-    r"^(?:['’]s\s+(?:birthday|wedding|party|house|home|place|flat|apartment|mom|mum|dad|"
+    r"^(?:['\u2019]s\s+(?:birthday|wedding|party|house|home|place|flat|apartment|mom|mum|dad|"
     r"number|email|phone|car|dog|cat|kids?|wife|husband|partner|boyfriend|girlfriend|"
     r"son|daughter|baby|funeral|graduation|office|desk|idea|plan|advice)"
     r"|\s*,?\s*(?:said|says|told|tells|asked|asks|sent|sends|called|calls|texted|emailed|"
@@ -76,7 +75,8 @@ _AFTER = re.compile(
     r"my|our|a\s+(?:friend|colleague|nurse|doctor|teacher))|was\s+(?:my|our)|will\s+be|"
     r"has\s+been|had\s+a|and\s+I|and\s+me|&\s+I|(?:from|in)\s+(?:accounting|finance|"
     r"hr|legal|marketing|sales|it|support|engineering|work|the\s+office|school|church|"
-    r"the\s+gym|next\s+door|upstairs|downstairs|class|the\s+team|ops|design|product)))\b",
+    r"the\s+gym|next\s+door|upstairs|downstairs|class|the\s+team|ops|design|product|"
+    r"(?:the|my|our|his|her)\s+\w+)))\b",
     re.I,
 )
 _PLACE_AFTER = re.compile(
@@ -84,10 +84,10 @@ _PLACE_AFTER = re.compile(
     r"Square|Bridge|Hill|Heights|Village|District|Gardens|Center|Centre|Hall|University|"
     r"College|School|Hospital|Airport|Church|Inc|Ltd|LLC|Corp|Co)\b"
 )
-_PROPER_BEFORE = re.compile(r"(?<![.!?:;]\s)(?<!^)\b[A-Z][\w'’-]*\s+$")
-_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+_PREVIOUS_WORD = re.compile(r"(?:^|(?P<lead>.)\s*)\b(?P<w>[A-Z][\w'\u2019-]*)\s+$", re.S)
+_WORD = re.compile(r"[^\W\d_][\w'\u2019-]*")
 _SURNAME = re.compile(r"(?:\s+(?:(?:van|von|de|da|del|di|la|le|al|bin|ibn)\s+)?"
-                      r"(?:[A-Z][\w'’-]*|O['’][A-Z]\w+|Mc[A-Z]\w+)){1,2}")
+                      r"(?:[A-Z][\w'\u2019-]*|O['\u2019][A-Z]\w+|Mc[A-Z]\w+)){1,2}")
 _NON_NAMES = frozenset(
     """I I'm I'll I've I'd The A An And But Or So If When Then This That These Those My Our
     Your His Her Their We You He She They It Its What Which Who Whom Where Why How Yes No
@@ -117,8 +117,17 @@ def _name_lists() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
     return frozenset(plain), frozenset(common), frozenset(mostly_not)
 
 
+def _inside_proper_noun(before: str) -> bool:
+    """Whether a capitalised word, not one starting a sentence, comes just before."""
+    m = _PREVIOUS_WORD.search(before)
+    if not m or _bare(m.group("w")) in _NON_NAMES:
+        return False
+    lead = m.group("lead")
+    return lead is not None and lead not in ".!?:;\"\u201c(\n"
+
+
 def _bare(word: str) -> str:
-    for suffix in ("'s", "’s", "'", "’"):
+    for suffix in ("'s", "\u2019s", "'", "\u2019"):
         if word.endswith(suffix):
             return word[: -len(suffix)]
     return word
@@ -127,18 +136,17 @@ def _bare(word: str) -> str:
 def find(text: str) -> Iterator[Finding]:
     """Yield person-name spans in ``text``."""
     plain, common, mostly_not = _name_lists()
-    personal = FIRST_PERSON.search(text) is not None
     last_end = -1
     for m in _WORD.finditer(text):
         if m.start() < last_end:
             continue
         word = _bare(m.group())
         before = text[max(0, m.start() - 48) : m.start()]
-        if _PROPER_BEFORE.search(before) and not _STRONG_BEFORE.search(before):
+        if _inside_proper_noun(before) and not _STRONG_BEFORE.search(before):
             continue  # "New York", "Golden Gate": part of a longer proper noun
         after = text[m.start() + len(word) : m.start() + len(word) + 40]
         if _PLACE_AFTER.match(after) or not _is_name(
-            word, before, after, personal, plain, common, mostly_not
+            word, before, after, plain, common, mostly_not
         ):
             continue
         end = m.start() + len(word)
@@ -146,7 +154,7 @@ def find(text: str) -> Iterator[Finding]:
             surname = _SURNAME.match(text, end)
             if surname and all(_bare(w) not in _NON_NAMES for w in surname.group().split()):
                 end = surname.end()
-                if text[end - 2 : end] in ("'s", "’s"):
+                if text[end - 2 : end] in ("'s", "\u2019s"):
                     end -= 2
         last_end = end
         yield Finding(CATEGORY, m.start(), end)
@@ -156,7 +164,6 @@ def _is_name(
     word: str,
     before: str,
     after: str,
-    personal: bool,
     plain: frozenset[str],
     common: frozenset[str],
     mostly_not: frozenset[str],
@@ -175,8 +182,8 @@ def _is_name(
     social = _SOCIAL_BEFORE.search(before) is not None
     follows = _AFTER.match(after) is not None
     if word in plain:
-        return social or follows or personal or _LOOSE_BEFORE.search(before) is not None
+        return social or follows
     if word in common:
-        sentence_start = not before.strip() or before.rstrip()[-1] in ".!?:;\"“"
+        sentence_start = not before.strip() or before.rstrip()[-1] in ".!?:;\"\u201c"
         return follows or (social and not sentence_start)
     return False

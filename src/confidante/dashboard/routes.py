@@ -1,0 +1,448 @@
+"""Dashboard pages and form actions.
+
+Every POST checks the session's CSRF token (and the Origin header when the browser sends
+one); cookies are HttpOnly, Secure and SameSite=Strict. Edits and deletions from People and
+Community first re-read the fact through the general inspector's context, so a forged id can
+never reach an owner-scope fact from there; the change itself is made in the owner's own
+flow (`Context.owner_dashboard`), because only a fact's writer, its subject or the owner in
+a private context may change it.
+"""
+
+from __future__ import annotations
+
+import hmac
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from fastapi import APIRouter, Form, Query, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.routing import APIRoute
+from jinja2 import Environment, PackageLoader, select_autoescape
+from starlette.templating import Jinja2Templates
+
+from ..engine import Memory
+from ..errors import ConfidanteError, NotFound
+from ..model import Context, Fact, Scope
+from .auth import Session, Sessions, Throttle, check_password, password_is_set
+
+if TYPE_CHECKING:
+    from ..http.app import ServerSettings
+
+COOKIE = "confidante_session"
+PREFIX = "/dashboard"
+_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
+        "frame-ancestors 'none'; base-uri 'none'"
+    ),
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+    "Cache-Control": "no-store",
+}
+_SECTIONS = {Scope.USER: "people", Scope.GUILD: "community", Scope.OWNER: "owner"}
+
+
+def _private_note(fact: Fact) -> bool:
+    """A user-scope fact the owner wrote in private: shown only in Owner Private."""
+    return fact.scope is Scope.USER and fact.origin == "owner"
+
+
+def _when(value: datetime | int | None) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, int):  # milliseconds since the epoch (event rows)
+        value = datetime.fromtimestamp(value / 1000, UTC)
+    return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _templates() -> Jinja2Templates:
+    env = Environment(
+        loader=PackageLoader("confidante.dashboard", "templates"),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+    )
+    env.filters["when"] = _when
+    return Jinja2Templates(env=env)
+
+
+class _Stop(Exception):
+    """Raised anywhere in a page handler to answer with this response instead."""
+
+    def __init__(self, response: Response) -> None:
+        self.response = response
+
+
+class _PageRoute(APIRoute):
+    def get_route_handler(self) -> Callable[[Request], Any]:
+        handler = super().get_route_handler()
+
+        async def answer(request: Request) -> Response:
+            try:
+                return await handler(request)
+            except _Stop as stop:
+                return stop.response
+
+        return answer
+
+
+def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -> APIRouter:
+    """The dashboard's routes, acting as `owner` (None: nobody can log in)."""
+    templates = _templates()
+    sessions = Sessions(settings.session_hours * 3600)
+    throttle = Throttle()
+    elevated_s = settings.elevated_minutes * 60
+    router = APIRouter(prefix=PREFIX, include_in_schema=False, route_class=_PageRoute)
+
+    # -- helpers -----------------------------------------------------------------------------
+    def session_of(request: Request) -> Session | None:
+        return sessions.get(request.cookies.get(COOKIE))
+
+    def logged_in(request: Request) -> Session:
+        s = session_of(request)
+        if s is None or not s.owner or owner is None:
+            raise _Stop(go(f"{PREFIX}/login"))
+        return s
+
+    def elevated(request: Request) -> Session:
+        s = logged_in(request)
+        if not s.elevated():
+            raise _Stop(go(f"{PREFIX}/owner/unlock", s))
+        return s
+
+    def check_post(request: Request, s: Session | None, token: str) -> Session:
+        origin = request.headers.get("origin")
+        if s is None or not hmac.compare_digest(s.csrf, token or ""):
+            raise _Stop(refuse(request, s, "The form expired; reload the page and try again."))
+        # Host only, not scheme: behind a TLS-terminating proxy the app itself sees http.
+        if origin is not None and urlsplit(origin).netloc != request.headers.get("host", ""):
+            raise _Stop(refuse(request, s, "Cross-site form submission refused."))
+        return s
+
+    def refuse(request: Request, s: Session | None, message: str, status: int = 403) -> Response:
+        return page(request, "error.html", s, status=status, message=message)
+
+    def general() -> Context:
+        assert owner is not None
+        return Context.dashboard(owner)
+
+    def private() -> Context:
+        assert owner is not None
+        return Context.owner_dashboard(owner)
+
+    def page(
+        request: Request, name: str, s: Session | None, status: int = 200, **ctx: Any
+    ) -> HTMLResponse:
+        flash, s_flash = (list(s.flash), s.flash) if s else ([], [])
+        s_flash.clear()
+        ctx.setdefault("area", "general")
+        remaining = int(s.elevated_until - time.monotonic()) if s and s.elevated() else 0
+        resp = templates.TemplateResponse(
+            request,
+            name,
+            {
+                "csrf": s.csrf if s else "",
+                "flash": flash,
+                "logged_in": bool(s and s.owner),
+                "elevated_minutes_left": (remaining + 59) // 60,
+                "prefix": PREFIX,
+                **ctx,
+            },
+            status_code=status,
+            headers=_HEADERS,
+        )
+        if s is not None:
+            set_cookie(resp, s)
+        return resp
+
+    def set_cookie(resp: Response, s: Session) -> None:
+        # Secure is honoured on http://127.0.0.1 and localhost by browsers (trustworthy origins).
+        resp.set_cookie(COOKIE, s.id, httponly=True, secure=True, samesite="strict", path=PREFIX)
+
+    def go(url: str, s: Session | None = None, note: str | None = None) -> RedirectResponse:
+        if s is not None and note:
+            s.flash.append(note)
+        resp = RedirectResponse(url, status_code=303, headers=_HEADERS)
+        if s is not None:
+            set_cookie(resp, s)
+        return resp
+
+    def counts() -> dict[str, int]:
+        facts = mem.list(general())
+        return {
+            "people": sum(f.scope is Scope.USER for f in facts),
+            "community": sum(f.scope is Scope.GUILD for f in facts),
+        }
+
+    def facts_in(ctx: Context, scope: Scope, q: str) -> list[Fact]:
+        if q.strip():
+            return [h.fact for h in mem.recall(ctx, q[:500], k=200) if h.fact.scope is scope]
+        return [f for f in mem.list(ctx) if f.scope is scope]
+
+    def client(request: Request) -> str:
+        return request.client.host if request.client else "?"
+
+    def attempt(request: Request, password: str) -> bool:
+        if throttle.blocked(client(request)):
+            raise _Stop(refuse(request, None, "Too many attempts; wait a few minutes.", 429))
+        if check_password(mem, password):
+            return True
+        throttle.fail(client(request))
+        return False
+
+    def change(action: Callable[[], str], s: Session, fallback: str, done: str) -> Response:
+        """Run a form action (it returns where to go back to) and report how it went."""
+        try:
+            back = action()
+        except NotImplementedError:
+            return go(fallback, s, "That action is not available in this version yet.")
+        except NotFound:
+            return go(fallback, s, "That fact is gone or not visible here.")
+        except ConfidanteError as e:
+            return go(fallback, s, f"Refused: {e.message} ({e.code}).")
+        return go(back, s, done)
+
+    css = (resources.files("confidante.dashboard") / "static" / "style.css").read_bytes()
+
+    @router.get("/static/style.css")
+    def style() -> Response:
+        return Response(css, media_type="text/css", headers={"Cache-Control": "max-age=3600"})
+
+    # -- login ---------------------------------------------------------------------------------
+    @router.get("", response_class=HTMLResponse)
+    @router.get("/", response_class=HTMLResponse)
+    def index(request: Request) -> Response:
+        logged_in(request)
+        return go(f"{PREFIX}/people")
+
+    @router.get("/login", response_class=HTMLResponse)
+    def login_form(request: Request) -> Response:
+        s = session_of(request)
+        if s is not None and s.owner and owner is not None:
+            return go(f"{PREFIX}/people", s)
+        s = s or sessions.anonymous()
+        return page(
+            request, "login.html", s, no_owner=owner is None, no_password=not password_is_set(mem)
+        )
+
+    @router.post("/login", response_class=HTMLResponse)
+    def login(request: Request, password: str = Form(""), csrf: str = Form("")) -> Response:
+        s = check_post(request, session_of(request), csrf)
+        if owner is None or not attempt(request, password):
+            return page(
+                request,
+                "login.html",
+                s,
+                status=401,
+                error="Wrong password.",
+                no_owner=owner is None,
+                no_password=not password_is_set(mem),
+            )
+        return go(f"{PREFIX}/people", sessions.rotate(s, owner=True))
+
+    @router.post("/logout")
+    def logout(request: Request, csrf: str = Form("")) -> Response:
+        s = check_post(request, session_of(request), csrf)
+        sessions.drop(s.id)
+        resp = go(f"{PREFIX}/login")
+        resp.delete_cookie(COOKIE, path=PREFIX, secure=True, httponly=True, samesite="strict")
+        return resp
+
+    # -- People and Community (the general inspector) ---------------------------------------
+    def listing(request: Request, scope: Scope, q: str) -> Response:
+        s = logged_in(request)
+        facts = facts_in(general(), scope, q)
+        return page(
+            request,
+            "facts.html",
+            s,
+            section=_SECTIONS[scope],
+            facts=facts,
+            q=q,
+            counts=counts(),
+            action_base=f"{PREFIX}/facts",
+        )
+
+    @router.get("/people", response_class=HTMLResponse)
+    def people(request: Request, q: str = Query("", max_length=500)) -> Response:
+        return listing(request, Scope.USER, q)
+
+    @router.get("/community", response_class=HTMLResponse)
+    def community(request: Request, q: str = Query("", max_length=500)) -> Response:
+        return listing(request, Scope.GUILD, q)
+
+    def visible_in_general(fact_id: str) -> Fact:
+        fact = mem.get(general(), fact_id)
+        if fact.scope not in (Scope.USER, Scope.GUILD):
+            raise NotFound("no such fact")
+        return fact
+
+    @router.get("/facts/{fact_id}/edit", response_class=HTMLResponse)
+    def edit_form(request: Request, fact_id: str) -> Response:
+        s = logged_in(request)
+        try:
+            fact = visible_in_general(fact_id)
+        except NotFound:
+            return page(request, "error.html", s, status=404, message="No such fact here.")
+        return page(
+            request,
+            "edit.html",
+            s,
+            fact=fact,
+            section=_SECTIONS[fact.scope],
+            counts=counts(),
+            action_base=f"{PREFIX}/facts",
+        )
+
+    @router.post("/facts/{fact_id}/edit")
+    def edit(
+        request: Request,
+        fact_id: str,
+        text: str = Form(..., max_length=40_000),
+        csrf: str = Form(""),
+    ) -> Response:
+        s = check_post(request, logged_in(request), csrf)
+
+        def act() -> str:
+            back = f"{PREFIX}/{_SECTIONS[visible_in_general(fact_id).scope]}"
+            mem.update(private(), fact_id, text)
+            return back
+
+        return change(act, s, f"{PREFIX}/people", "Saved.")
+
+    @router.post("/facts/{fact_id}/delete")
+    def delete(request: Request, fact_id: str, csrf: str = Form("")) -> Response:
+        s = check_post(request, logged_in(request), csrf)
+
+        def act() -> str:
+            back = f"{PREFIX}/{_SECTIONS[visible_in_general(fact_id).scope]}"
+            mem.forget(private(), fact_id)
+            return back
+
+        return change(act, s, f"{PREFIX}/people", "Deleted.")
+
+    @router.get("/stats", response_class=HTMLResponse)
+    def stats(request: Request) -> Response:
+        s = logged_in(request)
+        try:
+            data: dict[str, Any] | None = mem.public_stats()
+        except NotImplementedError:
+            data = None
+        return page(request, "stats.html", s, section="stats", stats=data, counts=counts())
+
+    # -- Owner Private -----------------------------------------------------------------------
+    @router.get("/owner/unlock", response_class=HTMLResponse)
+    def unlock_form(request: Request) -> Response:
+        s = logged_in(request)
+        if s.elevated():
+            return go(f"{PREFIX}/owner", s)
+        return page(request, "unlock.html", s, area="unlock")
+
+    @router.post("/owner/unlock", response_class=HTMLResponse)
+    def unlock(request: Request, password: str = Form(""), csrf: str = Form("")) -> Response:
+        s = check_post(request, logged_in(request), csrf)
+        if not attempt(request, password):
+            return page(
+                request, "unlock.html", s, status=401, area="unlock", error="Wrong password."
+            )
+        until = time.monotonic() + elevated_s
+        return go(f"{PREFIX}/owner", sessions.rotate(s, owner=True, elevated_until=until))
+
+    @router.post("/owner/lock")
+    def lock(request: Request, csrf: str = Form("")) -> Response:
+        s = check_post(request, logged_in(request), csrf)
+        s.elevated_until = 0.0
+        return go(f"{PREFIX}/people", s, "Owner Private is locked again.")
+
+    @router.get("/owner", response_class=HTMLResponse)
+    def owner_home(request: Request, q: str = Query("", max_length=500)) -> Response:
+        s = elevated(request)
+        facts = facts_in(private(), Scope.OWNER, q)
+        # What the owner said about someone in private: user scope, but owner-only. Recall's
+        # owner pool does not reach other people's silos, so filter the full list instead.
+        notes = [f for f in mem.list(private()) if _private_note(f)]
+        if q.strip():
+            notes = [f for f in notes if q.strip().lower() in f.text.lower()]
+        return page(
+            request,
+            "facts.html",
+            s,
+            area="owner",
+            section="owner",
+            facts=facts,
+            notes=notes,
+            q=q,
+            action_base=f"{PREFIX}/owner/facts",
+        )
+
+    def owner_fact(fact_id: str) -> Fact:
+        fact = mem.get(private(), fact_id)
+        if fact.scope is not Scope.OWNER and not _private_note(fact):
+            raise NotFound("no such fact")
+        return fact
+
+    @router.get("/owner/facts/{fact_id}/edit", response_class=HTMLResponse)
+    def owner_edit_form(request: Request, fact_id: str) -> Response:
+        s = elevated(request)
+        try:
+            fact = owner_fact(fact_id)
+        except NotFound:
+            return page(
+                request, "error.html", s, status=404, area="owner", message="No such fact here."
+            )
+        return page(
+            request,
+            "edit.html",
+            s,
+            area="owner",
+            section="owner",
+            fact=fact,
+            action_base=f"{PREFIX}/owner/facts",
+        )
+
+    @router.post("/owner/facts/{fact_id}/edit")
+    def owner_edit(
+        request: Request,
+        fact_id: str,
+        text: str = Form(..., max_length=40_000),
+        csrf: str = Form(""),
+    ) -> Response:
+        s = check_post(request, elevated(request), csrf)
+
+        def act() -> str:
+            owner_fact(fact_id)
+            mem.update(private(), fact_id, text)
+            return f"{PREFIX}/owner"
+
+        return change(act, s, f"{PREFIX}/owner", "Saved.")
+
+    @router.post("/owner/facts/{fact_id}/delete")
+    def owner_delete(request: Request, fact_id: str, csrf: str = Form("")) -> Response:
+        s = check_post(request, elevated(request), csrf)
+
+        def act() -> str:
+            owner_fact(fact_id)
+            mem.forget(private(), fact_id)
+            return f"{PREFIX}/owner"
+
+        return change(act, s, f"{PREFIX}/owner", "Deleted.")
+
+    @router.get("/owner/log", response_class=HTMLResponse)
+    def access_log(request: Request) -> Response:
+        s = elevated(request)
+        rows = mem.access_log(private(), 500)  # denials and owner-memory reads
+        return page(request, "denials.html", s, area="owner", section="denials", rows=rows)
+
+    @router.get("/owner/cleanup", response_class=HTMLResponse)
+    def cleanup(request: Request) -> Response:
+        s = elevated(request)
+        try:
+            lines: list[str] | None = mem.cleanup_history(private())
+        except NotImplementedError:
+            lines = None
+        return page(request, "cleanup.html", s, area="owner", section="cleanup", lines=lines)
+
+    return router

@@ -1,0 +1,227 @@
+"""The `/v1` routes: each parses a body, builds a `Context` and makes one core call.
+
+Every body carries the conversation context (a key pinned to an identity may omit it), so
+actions on one fact are `POST /v1/memories/{id}/get|update|forget` rather than GET/DELETE,
+which cannot portably carry a body. Handlers are plain functions: FastAPI runs them in its
+thread pool, which keeps the blocking store off the event loop.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from fastapi import APIRouter, Depends, Path, Request, Security
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from ..engine import Memory
+from ..errors import InvalidContext
+from ..model import Context, Surface
+from .auth import AgentKey
+from .errors import ApiError
+from .schemas import (
+    Body,
+    CleanupHistoryOut,
+    CleanupIn,
+    DenialOut,
+    DenialsIn,
+    DenialsOut,
+    ErrorOut,
+    FactOut,
+    FactsOut,
+    ForgetGuildIn,
+    ForgetSubjectIn,
+    ForgottenOut,
+    HitOut,
+    ListIn,
+    OpenObject,
+    PromptIn,
+    PromptOut,
+    RememberIn,
+    SearchIn,
+    SearchOut,
+    UpdateIn,
+)
+
+AGENT_KEY_SCOPE = "confidante.agent"  # set by the server's gate once the token is verified
+
+_bearer = HTTPBearer(
+    auto_error=False,
+    scheme_name="agentKey",
+    description="An agent key from `confidante keys add-agent NAME`.",
+)
+
+
+def agent(
+    request: Request,
+    _creds: HTTPAuthorizationCredentials | None = Security(_bearer),
+) -> AgentKey:
+    """The verified agent key. The gate already answered 401 without one; this is the
+    declaration OpenAPI shows, and a second line of defence."""
+    key = request.scope.get(AGENT_KEY_SCOPE)
+    if not isinstance(key, AgentKey):
+        raise ApiError(401, "unauthenticated", "a valid agent key is required")
+    return key
+
+
+def _mem(request: Request) -> Memory:
+    return request.app.state.memory
+
+
+def context_for(body: Body, key: AgentKey, mem: Memory) -> Context:
+    """The body's context, or the key's pinned one. A pinned key speaks only as itself."""
+    pinned = key.pinned_context()
+    if body.context is None:
+        if pinned is None:
+            raise InvalidContext("a context is required")
+        return pinned
+    try:
+        ctx = body.context.to_context()
+    except ApiError as e:
+        # Invariant 11: log the refusal too (the surface only; no ids, no content).
+        mem.deny(Context(Surface(body.context.surface)), e.code, None)
+        raise
+    if pinned is not None and ctx != pinned:
+        raise ApiError(
+            403, "pinned_context_mismatch", "this agent key is pinned to another context"
+        )
+    return ctx
+
+
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    s: {"model": ErrorOut, "description": d}
+    for s, d in [
+        (400, "Malformed request"),
+        (401, "Missing, unknown or revoked agent key"),
+        (403, "Refused by policy (code says why)"),
+        (404, "No such fact visible in this context"),
+        (413, "Body too large"),
+        (422, "Invalid input"),
+    ]
+}
+
+FactId = Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")
+
+router = APIRouter(prefix="/v1", responses=_ERRORS, tags=["memory"])
+
+
+def _resolve(request: Request, body: Body, key: AgentKey) -> tuple[Memory, Context]:
+    mem = _mem(request)
+    return mem, context_for(body, key, mem)
+
+
+@router.post("/memories", status_code=201, response_model=FactOut, summary="Remember a fact")
+def remember(body: RememberIn, request: Request, key: AgentKey = Depends(agent)) -> FactOut:
+    mem, ctx = _resolve(request, body, key)
+    ttl = timedelta(days=body.ttl_days) if body.ttl_days is not None else None
+    fact = mem.remember(
+        ctx,
+        body.text,
+        body.namespace,
+        kind=body.kind,
+        source_skill=body.source_skill,
+        confidence=body.confidence,
+        ttl=ttl,
+    )
+    return FactOut.of(fact)
+
+
+@router.post("/memories/search", response_model=SearchOut, summary="Recall, best first")
+def search(body: SearchIn, request: Request, key: AgentKey = Depends(agent)) -> SearchOut:
+    mem, ctx = _resolve(request, body, key)
+    hits = mem.recall(
+        ctx,
+        body.query,
+        body.k,
+        subjects=body.subjects,
+        guilds=body.guilds,
+        min_score=body.min_score,
+    )
+    return SearchOut(hits=[HitOut.of(h) for h in hits])
+
+
+@router.post("/memories/list", response_model=FactsOut, summary="Everything visible here")
+def list_memories(body: ListIn, request: Request, key: AgentKey = Depends(agent)) -> FactsOut:
+    mem, ctx = _resolve(request, body, key)
+    return FactsOut(facts=[FactOut.of(f) for f in mem.list(ctx, limit=body.limit)])
+
+
+@router.post("/memories/{fact_id}/get", response_model=FactOut, summary="One fact by id")
+def get(
+    body: Body, request: Request, fact_id: str = FactId, key: AgentKey = Depends(agent)
+) -> FactOut:
+    mem, ctx = _resolve(request, body, key)
+    return FactOut.of(mem.get(ctx, fact_id))
+
+
+@router.post("/memories/{fact_id}/update", response_model=FactOut, summary="Replace its text")
+def update(
+    body: UpdateIn, request: Request, fact_id: str = FactId, key: AgentKey = Depends(agent)
+) -> FactOut:
+    mem, ctx = _resolve(request, body, key)
+    return FactOut.of(mem.update(ctx, fact_id, body.text))
+
+
+@router.post("/memories/{fact_id}/forget", response_model=ForgottenOut, summary="Forget it")
+def forget(
+    body: Body, request: Request, fact_id: str = FactId, key: AgentKey = Depends(agent)
+) -> ForgottenOut:
+    mem, ctx = _resolve(request, body, key)
+    mem.forget(ctx, fact_id)
+    return ForgottenOut(forgotten=fact_id)
+
+
+@router.post("/prompt-context", response_model=PromptOut, summary="Identity block + memories")
+def prompt_context(body: PromptIn, request: Request, key: AgentKey = Depends(agent)) -> PromptOut:
+    mem, ctx = _resolve(request, body, key)
+    return PromptOut(context=mem.prompt_context(ctx, body.query, body.max_tokens))
+
+
+@router.post("/subjects/forget", summary="Erase everything about one person")
+def forget_subject(
+    body: ForgetSubjectIn, request: Request, key: AgentKey = Depends(agent)
+) -> dict[str, int]:
+    mem, ctx = _resolve(request, body, key)
+    return mem.forget_subject(ctx, body.actor)
+
+
+@router.post("/guilds/forget", summary="Erase a community's memory")
+def forget_guild(
+    body: ForgetGuildIn, request: Request, key: AgentKey = Depends(agent)
+) -> dict[str, int]:
+    mem, ctx = _resolve(request, body, key)
+    return mem.forget_guild(ctx, body.guild)
+
+
+@router.get("/stats", response_model=OpenObject, summary="Public (T1) usage statistics")
+def stats(request: Request, key: AgentKey = Depends(agent)) -> dict[str, Any]:
+    # T1 is identifier-free by construction, so any agent may read it.
+    return _mem(request).public_stats()
+
+
+@router.post("/denials", response_model=DenialsOut, summary="The denial log (owner, private)")
+def denials(body: DenialsIn, request: Request, key: AgentKey = Depends(agent)) -> DenialsOut:
+    mem, ctx = _resolve(request, body, key)
+    return DenialsOut(denials=[DenialOut.of(r) for r in mem.denials(ctx, body.limit)])
+
+
+@router.post("/audit", response_model=OpenObject, summary="Privacy audit (owner, private)")
+def audit(body: Body, request: Request, key: AgentKey = Depends(agent)) -> dict[str, Any]:
+    mem, ctx = _resolve(request, body, key)
+    mem.require_owner_private(ctx)  # audit() itself takes no context
+    return mem.audit()
+
+
+@router.post("/cleanup", response_model=OpenObject, summary="Run cleanup (owner, private)")
+def cleanup(body: CleanupIn, request: Request, key: AgentKey = Depends(agent)) -> dict[str, Any]:
+    mem, ctx = _resolve(request, body, key)
+    mem.require_owner_private(ctx)  # cleanup() itself takes no context
+    return mem.cleanup(dry_run=body.dry_run)
+
+
+@router.post("/cleanup/history", response_model=CleanupHistoryOut, summary="Cleanup log lines")
+def cleanup_history(
+    body: Body, request: Request, key: AgentKey = Depends(agent)
+) -> CleanupHistoryOut:
+    mem, ctx = _resolve(request, body, key)
+    return CleanupHistoryOut(history=mem.cleanup_history(ctx))

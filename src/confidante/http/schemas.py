@@ -1,0 +1,290 @@
+"""Request and response bodies of the `/v1` API.
+
+The context object is what a chat adapter knows from its platform's authenticated metadata.
+`to_context` only maps it onto the core's `Context` constructors; which surfaces an agent
+may assert at all is decided here, everything else (who may read or write what) by the core.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from ..errors import InvalidContext
+from ..model import Context, Fact, Hit
+from .errors import ApiError
+
+
+def _valid_unicode(value: str) -> str:
+    # Lone surrogates survive JSON decoding but cannot be encoded, stored or echoed.
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("must be valid Unicode text") from None
+    return value
+
+
+def _str(max_length: int, min_length: int = 0) -> Any:
+    return Annotated[
+        str,
+        Field(min_length=min_length, max_length=max_length),
+        AfterValidator(_valid_unicode),
+    ]
+
+
+Id = _str(200, 1)
+ActorStr = _str(240, 1)
+Text = _str(40_000)
+Query = _str(10_000)
+Namespace = _str(300, 1)
+
+# Surfaces an agent token may assert: what a chat adapter sees. The owner-private flows
+# (`owner_dashboard`, `local`) and the general inspector belong to the owner's own tools.
+AGENT_SURFACES = frozenset({"dm", "group_dm", "guild_text", "guild_voice", "background"})
+
+Surface = Literal[
+    "dm",
+    "group_dm",
+    "guild_text",
+    "guild_voice",
+    "background",
+    "dashboard",
+    "owner_dashboard",
+    "local",
+]
+
+
+class ContextIn(BaseModel):
+    """Where the conversation happens, as the chat adapter knows it.
+
+    `dm`: actor. `guild_text` / `guild_voice`: actor, guild, optional channel and
+    participants. `group_dm`: actor, chat, optional participants. `background`: task.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"surface": "dm", "actor": "discord:42"},
+                {"surface": "guild_text", "actor": "discord:42", "guild": "g1", "channel": "c1"},
+                {"surface": "group_dm", "actor": "telegram:7", "chat": "family"},
+                {"surface": "background", "task": "digest"},
+            ]
+        },
+    )
+
+    surface: Surface
+    actor: ActorStr | None = None
+    guild: Id | None = None
+    channel: Id | None = None
+    chat: Id | None = None
+    participants: list[ActorStr] = Field(default_factory=list, max_length=200)
+    task: Id | None = None
+
+    def to_context(self) -> Context:
+        if self.surface not in AGENT_SURFACES:
+            raise ApiError(
+                403,
+                "surface_not_allowed",
+                "agent keys may assert only dm, group_dm, guild_text, guild_voice and "
+                "background contexts",
+            )
+        self._only(
+            {
+                "dm": {"actor"},
+                "guild_text": {"actor", "guild", "channel", "participants"},
+                "guild_voice": {"actor", "guild", "channel", "participants"},
+                "group_dm": {"actor", "chat", "participants"},
+                "background": {"task"},
+            }[self.surface]
+        )
+        if self.surface == "background":
+            return Context.background(_need(self.task, "task"))
+        actor = _need(self.actor, "actor")
+        if self.surface == "dm":
+            return Context.dm(actor)
+        if self.surface == "group_dm":
+            return Context.group_dm(actor, _need(self.chat, "chat"), participants=self.participants)
+        return Context.guild(
+            actor,
+            _need(self.guild, "guild"),
+            channel=self.channel,
+            participants=self.participants,
+            voice=self.surface == "guild_voice",
+        )
+
+    def _only(self, allowed: set[str]) -> None:
+        for name in ("actor", "guild", "channel", "chat", "participants", "task"):
+            if name not in allowed and getattr(self, name):
+                raise InvalidContext(f"{name} does not belong to a {self.surface} context")
+
+    def spec(self) -> dict[str, Any]:
+        """The stored form of a pinned identity (sealed; it holds a raw actor id)."""
+        return self.model_dump(exclude_defaults=True)
+
+
+def _need(value: str | None, name: str) -> str:
+    if value is None:
+        raise InvalidContext(f"this surface needs {name}")
+    return value
+
+
+# --- requests --------------------------------------------------------------------------------
+
+ContextField = Annotated[
+    ContextIn | None,
+    Field(description="The conversation context. May be omitted by a key pinned to one."),
+]
+
+
+class Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    context: ContextField = None
+
+
+class RememberIn(Body):
+    text: Text
+    namespace: Namespace | None = None
+    kind: _str(64, 1) = "fact"
+    source_skill: _str(128, 1) | None = None
+    confidence: float = Field(1.0, ge=0.0, le=1.0)
+    ttl_days: float | None = Field(None, gt=0, le=36_500)
+
+
+class SearchIn(Body):
+    query: Query
+    k: int = Field(10, ge=1, le=1000)
+    subjects: list[ActorStr] | None = Field(None, max_length=100)
+    guilds: list[Id] | None = Field(None, max_length=100)
+    min_score: float | None = Field(None, ge=-1e6, le=1e6)
+
+
+class ListIn(Body):
+    limit: int | None = Field(None, ge=1, le=10_000)
+
+
+class UpdateIn(Body):
+    text: Text
+
+
+class PromptIn(Body):
+    query: Query
+    max_tokens: int = Field(800, ge=1, le=32_000)
+
+
+class ForgetSubjectIn(Body):
+    actor: ActorStr
+
+
+class ForgetGuildIn(Body):
+    guild: Id
+
+
+class DenialsIn(Body):
+    limit: int = Field(100, ge=1, le=10_000)
+
+
+class CleanupIn(Body):
+    dry_run: bool = False
+
+
+# --- responses -------------------------------------------------------------------------------
+
+
+class FactOut(BaseModel):
+    id: str
+    scope: str
+    text: str
+    subject: str | None = None
+    community: str | None = None
+    origin: str = ""
+    author: str | None = None
+    tier: str
+    kind: str
+    source_skill: str | None = None
+    confidence: float
+    created_at: str | None = None
+    updated_at: str | None = None
+    expires_at: str | None = None
+    changes: list[str] = Field(
+        default_factory=list, description="What the privacy guard changed on the way in."
+    )
+
+    @classmethod
+    def of(cls, fact: Fact) -> FactOut:
+        return cls.model_validate(fact.to_dict())
+
+
+class HitOut(BaseModel):
+    id: str
+    text: str
+    scope: str
+    score: float
+
+    @classmethod
+    def of(cls, hit: Hit) -> HitOut:
+        return cls(id=hit.fact.id, text=hit.fact.text, scope=hit.fact.scope.value, score=hit.score)
+
+
+class SearchOut(BaseModel):
+    hits: list[HitOut]
+
+
+class FactsOut(BaseModel):
+    facts: list[FactOut]
+
+
+class ForgottenOut(BaseModel):
+    forgotten: str
+
+
+class PromptOut(BaseModel):
+    context: str
+
+
+class CountsOut(BaseModel):
+    """Counts of what was erased, as the core reports them."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class DenialOut(BaseModel):
+    at: int  # milliseconds since the epoch
+    kind: str = "denial"  # or "owner_read"
+    code: str
+    scope: str | None = None
+    surface: str
+
+    @classmethod
+    def of(cls, row: Any) -> DenialOut:
+        return cls(
+            at=row.at,
+            kind=getattr(row, "kind", "denial"),
+            code=row.code,
+            scope=row.scope,
+            surface=row.surface,
+        )
+
+
+class DenialsOut(BaseModel):
+    denials: list[DenialOut]
+
+
+class CleanupHistoryOut(BaseModel):
+    history: list[str]
+
+
+class OpenObject(BaseModel):
+    """A report whose fields the core defines (stats, audit, cleanup)."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+
+
+class ErrorOut(BaseModel):
+    error: ErrorDetail

@@ -1,0 +1,201 @@
+"""MCP server: memory tools for agents, over stdio or streamable HTTP (official `mcp` SDK).
+
+Who a tool acts as is fixed outside the tools: over stdio by the process (the local owner,
+or an identity pinned by flags), over HTTP by the verified bearer token's pinned context.
+No tool takes an actor or a context argument, so an agent talked into claiming to be
+someone else has no way to say so.
+
+Run `python -m confidante.mcp_server [--as ACTOR --dm ...]` or `confidante mcp`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context as MCPContext
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from mcp_types import ToolAnnotations
+from pydantic import Field
+
+from . import __version__
+from .engine import Memory
+from .errors import ConfidanteError
+from .model import Context
+
+IdentityFn = Callable[[MCPContext], Context]
+
+HTTP_CONTEXT_SCOPE = "confidante.context"
+"""ASGI scope key under which the HTTP gate leaves the verified key's pinned Context."""
+
+INSTRUCTIONS = (
+    "Long-term memory that is private by design. You act as one fixed identity; what you "
+    "may read and write depends on where the conversation happens, and is decided by the "
+    "memory, not by you. Refusals carry a stable code (e.g. owner_required, not_found). "
+    "Never store secrets, contact details or ids: they are refused."
+)
+
+
+@contextmanager
+def _tool_errors() -> Iterator[None]:
+    """Core errors become tool errors whose text starts with the stable code."""
+    try:
+        yield
+    except ConfidanteError as e:
+        raise ToolError(f"{e.code}: {e.message}") from None
+    except NotImplementedError:
+        raise ToolError("not_implemented: this operation is not available yet") from None
+
+
+def http_identity(mctx: MCPContext) -> Context:
+    """The Context the HTTP gate verified for this very request."""
+    request = mctx.request_context.request
+    ctx = getattr(request, "scope", {}).get(HTTP_CONTEXT_SCOPE)
+    if not isinstance(ctx, Context):
+        raise ToolError("unauthenticated: this request carries no verified identity")
+    return ctx
+
+
+def first_owner(mem: Memory) -> str | None:
+    """The first configured owner id (configuration order), or None when nobody is owner."""
+    ordered = [o for o in mem.settings.owner_ids if o in mem.owners]
+    return ordered[0] if ordered else (min(mem.owners) if mem.owners else None)
+
+
+def fixed_identity(ctx: Context) -> IdentityFn:
+    return lambda _mctx: ctx
+
+
+def build_server(mem: Memory, identity: IdentityFn) -> MCPServer:
+    """The five memory tools, acting as `identity(request)`."""
+    server: MCPServer = MCPServer(
+        name="confidante",
+        title="confidante memory",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        log_level="WARNING",
+    )
+    read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+
+    @server.tool(
+        title="Remember",
+        annotations=ToolAnnotations(
+            read_only_hint=False,
+            destructive_hint=False,
+            idempotent_hint=False,
+            open_world_hint=False,
+        ),
+    )
+    def memory_write(
+        text: Annotated[str, Field(description="One fact, in plain words.")],
+        ctx: MCPContext,
+        namespace: Annotated[
+            str | None,
+            Field(
+                description="Where it goes: me (default in a DM), guild (default in a "
+                "server), owner, session, global, or user:<actor>. The memory decides "
+                "whether you may."
+            ),
+        ] = None,
+    ) -> dict[str, Any]:
+        """Remember one fact in the namespace this conversation may write."""
+        with _tool_errors():
+            return mem.remember(identity(ctx), text, namespace).to_dict()
+
+    @server.tool(title="Search memory", annotations=read_only)
+    def memory_search(
+        query: Annotated[str, Field(description="What to look for.")],
+        ctx: MCPContext,
+        k: Annotated[int, Field(ge=1, le=100, description="How many hits.")] = 10,
+    ) -> dict[str, Any]:
+        """Recall what this conversation may see, best first."""
+        with _tool_errors():
+            hits = mem.recall(identity(ctx), query, k)
+        return {
+            "hits": [
+                {
+                    "id": h.fact.id,
+                    "text": h.fact.text,
+                    "scope": h.fact.scope.value,
+                    "score": h.score,
+                }
+                for h in hits
+            ]
+        }
+
+    @server.tool(title="Get a memory", annotations=read_only)
+    def memory_get(
+        id: Annotated[str, Field(description="A fact id from memory_search.")],
+        ctx: MCPContext,
+    ) -> dict[str, Any]:
+        """One fact by id, if this conversation may see it (else not_found)."""
+        with _tool_errors():
+            return mem.get(identity(ctx), id).to_dict()
+
+    @server.tool(
+        title="Forget a memory",
+        annotations=ToolAnnotations(
+            read_only_hint=False,
+            destructive_hint=True,
+            idempotent_hint=True,
+            open_world_hint=False,
+        ),
+    )
+    def memory_forget(
+        id: Annotated[str, Field(description="A fact id from memory_search.")],
+        ctx: MCPContext,
+    ) -> dict[str, Any]:
+        """Forget one fact for good (its writer, its subject, or the owner in private)."""
+        with _tool_errors():
+            mem.forget(identity(ctx), id)
+        return {"forgotten": id}
+
+    @server.tool(title="Memory for the prompt", annotations=read_only)
+    def memory_context(
+        query: Annotated[str, Field(description="The message being answered.")],
+        ctx: MCPContext,
+    ) -> str:
+        """An identity block and the relevant memories, ready to put in a prompt."""
+        with _tool_errors():
+            return mem.prompt_context(identity(ctx), query)
+
+    return server
+
+
+def streamable_http(
+    mem: Memory, *, host: str = "127.0.0.1"
+) -> tuple[StreamableHTTPASGIApp, StreamableHTTPSessionManager]:
+    """The `/mcp` endpoint for `confidante serve`: an ASGI app and the session manager whose
+    `run()` the server's lifespan must enter. Stateless with JSON responses, so any of several
+    server processes sharing one database can answer any request; the identity is per request."""
+    server = build_server(mem, http_identity)
+    server.streamable_http_app(
+        streamable_http_path="/mcp", stateless_http=True, json_response=True, host=host
+    )
+    manager = server.session_manager
+    return StreamableHTTPASGIApp(manager), manager
+
+
+def run_stdio(mem: Memory, ctx: Context) -> None:
+    """Serve the tools over stdin/stdout until the client hangs up."""
+    build_server(mem, fixed_identity(ctx)).run("stdio")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`python -m confidante.mcp_server [flags]`: the same as `confidante mcp [flags]`."""
+    import sys
+
+    import typer
+
+    from .cli_surfaces import register
+
+    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    register(app, typer.Typer())
+    app(["mcp", *(sys.argv[1:] if argv is None else argv)])
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
