@@ -45,7 +45,9 @@ def load(path: Path) -> list[dict]:
     return json.loads(path.read_text())
 
 
-def ingest(mem: Memory, clock: Clock, sample: dict, actor: str) -> tuple[dict[str, str], float]:
+def ingest(
+    mem: Memory, clock: Clock, sample: dict, actor: str, context: int = 0
+) -> tuple[dict[str, str], float]:
     """Remember every turn; return fact id -> dia_id and the seconds spent."""
     conv = sample["conversation"]
     ctx = Context.dm(actor)
@@ -57,7 +59,7 @@ def ingest(mem: Memory, clock: Clock, sample: dict, actor: str) -> tuple[dict[st
         turns = conv[f"session_{n}"]
         texts = [f"{t['speaker']}: {t['text']}" for t in turns]
         t0 = time.perf_counter()
-        facts = mem.remember_many(ctx, texts)
+        facts = mem.remember_many(ctx, texts, embed_context=context)
         spent += time.perf_counter() - t0
         ids.update((f.id, t["dia_id"]) for f, t in zip(facts, turns, strict=True))
         n += 1
@@ -68,13 +70,13 @@ def session_of(dia_id: str) -> str:
     return dia_id.split(":")[0]
 
 
-def evaluate(mem: Memory, samples: list[dict], clock: Clock) -> dict[str, float]:
+def evaluate(mem: Memory, samples: list[dict], clock: Clock, context: int) -> dict[str, float]:
     any5 = all10s = all10t = n = 0
     latencies = []
     ingest_s = ingested = 0.0
     for i, sample in enumerate(samples):
         actor = f"locomo:{i}"
-        ids, spent = ingest(mem, clock, sample, actor)
+        ids, spent = ingest(mem, clock, sample, actor, context)
         ingest_s += spent
         ingested += len(ids)
         ctx = Context.dm(actor)
@@ -105,7 +107,7 @@ def evaluate(mem: Memory, samples: list[dict], clock: Clock) -> dict[str, float]
     }
 
 
-def run(label: str, samples: list[dict], rankers_for: object) -> dict[str, float]:
+def run(label: str, samples: list[dict], rankers_for: object, context: int = 0) -> dict[str, float]:
     clock = Clock()
     settings = Settings(default_ttl_days=36500)
     with tempfile.TemporaryDirectory() as tmp:
@@ -114,7 +116,7 @@ def run(label: str, samples: list[dict], rankers_for: object) -> dict[str, float
         )
         mem.pipeline.rankers = rankers_for(settings)  # type: ignore[operator]
         try:
-            result = evaluate(mem, samples, clock)
+            result = evaluate(mem, samples, clock, context)
         finally:
             mem.close()
     result["label"] = label  # type: ignore[assignment]
@@ -134,6 +136,7 @@ def main() -> None:
     runs = [
         run("bm25", samples, lambda s: [BM25()]),
         run("hybrid (default)", samples, default_rankers),
+        run("hybrid, embed_context=1", samples, default_rankers, context=1),
     ]
     for name in filter(None, args.embedders.split(",")):
         runs.append(

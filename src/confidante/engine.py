@@ -209,13 +209,24 @@ class Memory:
         source_skill: str | None = None,
         confidence: float = 1.0,
         ttl: timedelta | None = None,
+        embed_context: int = 0,
     ) -> list[Fact]:
         """Store several facts in one transaction, all under the same namespace. Nothing is
-        stored if any one of them is refused."""
+        stored if any one of them is refused.
+
+        `embed_context=n` embeds each text together with the n texts before it in `texts`
+        (a transcript's previous turns), so a reply like "yes, last week!" is found by what
+        it answers. Only the vector sees the context; the stored text is the text itself."""
         if isinstance(texts, str) or not isinstance(texts, Sequence):
             raise InvalidInput("texts must be a list of strings")
         clean = [_check_text(t) for t in texts]
         _check_meta(kind, source_skill, confidence, ttl)
+        if (
+            not isinstance(embed_context, int)
+            or isinstance(embed_context, bool)
+            or not (0 <= embed_context <= 10)
+        ):
+            raise InvalidInput("embed_context must be an integer between 0 and 10")
         self.viewer(ctx)
         try:
             target = policy.resolve_write(ctx, self.owners, namespace)
@@ -231,7 +242,10 @@ class Memory:
         domain = policy.origin_domain(origin_kind)
         now = self.now()
         expires = now + (ttl if ttl is not None else self.ttl_for(target.scope, kind))
-        vectors = self._embed([g.text for g in guarded])
+        texts = [g.text for g in guarded]
+        vectors = self._embed(
+            [" ".join(texts[max(0, i - embed_context) : i + 1]) for i in range(len(texts))]
+        )
         dk = self.keys.data_key(ref.id, ref.scope.value, create=True)
         if dk is None:
             raise IntegrityError("this partition's key was destroyed")
