@@ -19,12 +19,12 @@ from rich.console import Console
 from rich.table import Table
 
 from . import __version__
+from .cli_surfaces import register as register_surfaces
 from .config import Settings
 from .crypto import key_file_for
 from .engine import Memory
 from .errors import ConfidanteError, InvalidContext, InvalidInput
 from .model import Context, Fact, Hit
-from .cli_surfaces import register as register_surfaces
 from .store.postgres import is_postgres_url
 
 app = typer.Typer(
