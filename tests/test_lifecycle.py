@@ -169,8 +169,10 @@ def test_forget_subject_leaves_no_trace(db_path: Path, key: bytes) -> None:
     bob = m.remember(Context.dm(BOB), "bob's own fact")
     con = sqlite3.connect(db_path)
     stolen = {
-        fid: (pid, bytes(ct))
-        for fid, pid, ct in con.execute("SELECT id, partition_id, ciphertext FROM memory_facts")
+        fid: (pid, bytes(ct), ok, okey)
+        for fid, pid, ct, ok, okey in con.execute(
+            "SELECT id, partition_id, ciphertext, origin_kind, origin_key FROM memory_facts"
+        )
         if fid in {f.id for f in mine}
     }
     con.close()
@@ -181,7 +183,7 @@ def test_forget_subject_leaves_no_trace(db_path: Path, key: bytes) -> None:
     with pytest.raises(AccessDenied):
         m.forget_subject(Context.guild(OWNER, "g1"), ALICE)
     report = m.forget_subject(Context.dm(ALICE), ALICE)  # "forget me", in her own DM
-    assert report["facts_deleted"] == 4 and report["authorship_removed"] == 1
+    assert report == {"forgotten": 1}  # no counts: they would reveal the owner's notes
 
     assert m.recall(Context.dm(OWNER), "dandelion", subjects=[ALICE]) == []
     assert m.recall(Context.dm(ALICE), "dandelion") == []
@@ -194,17 +196,18 @@ def test_forget_subject_leaves_no_trace(db_path: Path, key: bytes) -> None:
     for blob in blobs:
         assert CANARY.encode() not in blob
         assert ALICE.encode() not in blob
-        for _, ct in stolen.values():
+        for _, ct, _, _ in stolen.values():
             assert ct[13:45] not in blob  # the ciphertext itself is gone from the files
 
     # The rows copied before the forget cannot be opened with any key material left.
     with Memory.open(db_path, owner_ids=[OWNER], master_key=key) as m2:
-        remaining = [m2.keys.unwrap(p) for p in m2.store.partitions()]
-        for fid, (pid, ct) in stolen.items():
-            assert m2.store.get_partitions([pid]) == [] or pid.startswith("session")
+        remaining = [k for p in m2.store.partitions() if (k := m2.keys.unwrap(p))]
+        for fid, (pid, ct, ok, okey) in stolen.items():
+            (tombstone,) = m2.store.get_partitions([pid])
+            assert tombstone.wrapped_key is None  # the data key is destroyed
             for dk in remaining:
                 with pytest.raises(IntegrityError):
-                    open_sealed(dk, ct, fact_aad(pid, fid))
+                    open_sealed(dk, ct, fact_aad(pid, fid, ok, okey))
         # She can come back later: a fresh silo with a fresh key.
         again = m2.remember(Context.dm(ALICE), "hello again")
         assert m2.get(Context.dm(ALICE), again.id).text == "hello again"
@@ -229,6 +232,28 @@ def test_owner_forgets_a_subject_and_a_guild(mem: Memory) -> None:
         mem.get(Context.dm(OWNER), elsewhere.id)
 
 
+def test_forget_seen_by_another_process(db_path: Path, key: bytes) -> None:
+    """Process B cached Alice's partition; A forgets her and she writes again. B must not
+    serve the forgotten fact, and B's own later writes must stay readable by A."""
+    a = Memory.open(db_path, owner_ids=[OWNER], master_key=key)
+    b = Memory.open(db_path, owner_ids=[OWNER], master_key=key)
+    try:
+        a.remember(Context.dm(ALICE), "my secret crush is Bob")
+        assert b.recall(Context.dm(ALICE), "crush")  # B now caches index and key
+        a.forget_subject(Context.dm(ALICE), ALICE)
+        a.remember(Context.dm(ALICE), "hello again")
+        assert b.recall(Context.dm(ALICE), "crush") == []
+        assert [f.text for f in b.list(Context.dm(ALICE))] == ["hello again"]
+        b.remember(Context.dm(ALICE), "written by the other process")
+        assert {f.text for f in a.list(Context.dm(ALICE))} == {
+            "hello again",
+            "written by the other process",
+        }
+    finally:
+        a.close()
+        b.close()
+
+
 # --- keys -------------------------------------------------------------------------------------------
 
 
@@ -240,10 +265,10 @@ def test_rotate_rewraps_and_old_key_stops_working(db_path: Path) -> None:
         before = con.execute("SELECT ciphertext FROM memory_facts").fetchall()
         con.close()
         m.set_sealed_meta("adapter", b"sealed value")
-        new = rotate_key_file(m, db_path)
+        new = rotate_key_file(m, key_file_for(db_path))
         assert m.get(Context.dm(OWNER), f.id).text == "rotating secrets"
     assert read_key_file(key_file_for(db_path)) == new != old
-    assert not pending_key_file(db_path).exists()
+    assert not pending_key_file(key_file_for(db_path)).exists()
     con = sqlite3.connect(db_path)
     assert con.execute("SELECT ciphertext FROM memory_facts").fetchall() == before  # untouched
     con.close()
@@ -271,15 +296,33 @@ def test_rotation_crash_mid_transaction_loses_nothing(db_path: Path, monkeypatch
 
         monkeypatch.setattr(type(m.store), "_q", crash_half_way)
         with pytest.raises(KeyboardInterrupt):
-            rotate_key_file(m, db_path)
+            rotate_key_file(m, key_file_for(db_path))
         monkeypatch.undo()
     assert calls["n"] == 3
     # the pending file exists, the database still opens with the old key, nothing lost
-    assert pending_key_file(db_path).exists()
+    assert pending_key_file(key_file_for(db_path)).exists()
     with Memory.open(db_path, owner_ids=[OWNER]) as m:
         assert read_key_file(key_file_for(db_path)) == old
-        assert not pending_key_file(db_path).exists()
+        assert not pending_key_file(key_file_for(db_path)).exists()
         assert len(m.list(Context.dashboard())) == 5
+
+
+def test_rotation_seen_by_another_process(db_path: Path) -> None:
+    """A process still holding the retired master key must not wrap anything new with it."""
+    a = Memory.open(db_path, owner_ids=[OWNER])
+    b = Memory.open(db_path, owner_ids=[OWNER])
+    try:
+        a.remember(Context.dm(ALICE), "before rotation")
+        rotate_key_file(a, key_file_for(db_path))
+        with pytest.raises(WrongMasterKey):
+            b.remember(Context.dm(BOB), "a new partition under the old key")
+        with pytest.raises(WrongMasterKey):
+            b.set_sealed_meta("x", b"y")
+    finally:
+        a.close()
+        b.close()
+    with Memory.open(db_path, owner_ids=[OWNER]) as m:
+        assert [f.text for f in m.list(Context.dashboard())] == ["before rotation"]
 
 
 def test_rotation_crash_after_commit_recovers_new_key(db_path: Path) -> None:
@@ -288,7 +331,7 @@ def test_rotation_crash_after_commit_recovers_new_key(db_path: Path) -> None:
         new = new_key()
         from confidante.crypto import write_key_file
 
-        write_key_file(pending_key_file(db_path), new)
+        write_key_file(pending_key_file(key_file_for(db_path)), new)
         m.rotate_master_key(new)  # committed, then the process dies before the rename
     with Memory.open(db_path, owner_ids=[OWNER]) as m:
         assert m.get(Context.dm(ALICE), f.id).text == "survives the crash"

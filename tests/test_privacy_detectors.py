@@ -31,20 +31,42 @@ def categories(text: str) -> set[str]:
 # (text, category, the value that must never survive redaction)
 POSITIVES = [
     # credentials
-    ("new openai key sk-9mXq2LpR7vT4nB8kW3zD6fH1jC5gA0sE2uI7oP4tY", "credential",
-     "sk-9mXq2LpR7vT4nB8kW3zD6fH1jC5gA0sE2uI7oP4tY"),
+    (
+        "new openai key sk-9mXq2LpR7vT4nB8kW3zD6fH1jC5gA0sE2uI7oP4tY",
+        "credential",
+        "sk-9mXq2LpR7vT4nB8kW3zD6fH1jC5gA0sE2uI7oP4tY",
+    ),
     ("my access key id is AKIAIOSFODNN7EXAMPLE", "credential", "AKIAIOSFODNN7EXAMPLE"),
-    ("export GITHUB_TOKEN=ghp_Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0Fe9Dc8B", "credential",
-     "ghp_Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0Fe9Dc8B"),
-    ("the gitlab token glpat-xY7zQ2mN8pL4kR9vW3tB is for the runner", "credential",
-     "glpat-xY7zQ2mN8pL4kR9vW3tB"),
-    ("stripe test key sk_test_4eC39HqLyjWDarjtT1zdp7dc", "credential",
-     "sk_test_4eC39HqLyjWDarjtT1zdp7dc"),
-    ("token: eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1c2VyMSJ9.c2lnbmF0dXJlX2hlcmVfeHl6", "credential",
-     "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1c2VyMSJ9.c2lnbmF0dXJlX2hlcmVfeHl6"),
-    ("-----BEGIN RSA PRIVATE KEY----- MIIEowIBAAKCAQEA7bq98", "credential", "MIIEowIBAAKCAQEA7bq98"),
-    ("mongodb+srv://app_user:Pa55w0rd2024@cluster0.ab1cd.mongodb.net/test", "credential",
-     "Pa55w0rd2024"),
+    (
+        "export GITHUB_TOKEN=ghp_Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0Fe9Dc8B",
+        "credential",
+        "ghp_Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0Fe9Dc8B",
+    ),
+    (
+        "the gitlab token glpat-xY7zQ2mN8pL4kR9vW3tB is for the runner",
+        "credential",
+        "glpat-xY7zQ2mN8pL4kR9vW3tB",
+    ),
+    (
+        "stripe test key sk_test_4eC39HqLyjWDarjtT1zdp7dc",
+        "credential",
+        "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
+    ),
+    (
+        "token: eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1c2VyMSJ9.c2lnbmF0dXJlX2hlcmVfeHl6",
+        "credential",
+        "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1c2VyMSJ9.c2lnbmF0dXJlX2hlcmVfeHl6",
+    ),
+    (
+        "-----BEGIN RSA PRIVATE KEY----- MIIEowIBAAKCAQEA7bq98",
+        "credential",
+        "MIIEowIBAAKCAQEA7bq98",
+    ),
+    (
+        "mongodb+srv://app_user:Pa55w0rd2024@cluster0.ab1cd.mongodb.net/test",
+        "credential",
+        "Pa55w0rd2024",
+    ),
     ("the redis url is redis://:hunter2secret@10.0.0.5:6379/0", "credential", "hunter2secret"),
     ("my netflix password is BlueMoon!77", "credential", "BlueMoon!77"),
     ("my password is sunshine", "credential", "sunshine"),
@@ -52,22 +74,35 @@ POSITIVES = [
     ("my laptop password? it's Dragonfly77", "credential", "Dragonfly77"),
     ("wifi: network HomeNet, password bluebird2021", "credential", "bluebird2021"),
     ("the admin password is 'kX8#pL2!nQ'", "credential", "kX8#pL2!nQ"),
-    ("the master password for my vault is 'purple elephant dancing'", "credential",
-     "purple elephant dancing"),
+    (
+        "the master password for my vault is 'purple elephant dancing'",
+        "credential",
+        "purple elephant dancing",
+    ),
     ("I changed my password to Pumpkin2024 yesterday", "credential", "Pumpkin2024"),
     ("lol my pin is literally 1234", "credential", "1234"),
     ("the door code is 4417#", "credential", "4417"),
     ("the code to my phone is 0815", "credential", "0815"),
-    ("Use bearer token 3f9a1c7e5b2d8f0a6c4e9b1d7f3a5c8e2b0d6f4a for the API", "credential",
-     "3f9a1c7e5b2d8f0a6c4e9b1d7f3a5c8e2b0d6f4a"),
-    ("the api secret is 7Hq2Lm9Xv4Rt8Kp3Wn6Zb1Yc5Fd0Gs", "credential",
-     "7Hq2Lm9Xv4Rt8Kp3Wn6Zb1Yc5Fd0Gs"),
+    (
+        "Use bearer token 3f9a1c7e5b2d8f0a6c4e9b1d7f3a5c8e2b0d6f4a for the API",
+        "credential",
+        "3f9a1c7e5b2d8f0a6c4e9b1d7f3a5c8e2b0d6f4a",
+    ),
+    (
+        "the api secret is 7Hq2Lm9Xv4Rt8Kp3Wn6Zb1Yc5Fd0Gs",
+        "credential",
+        "7Hq2Lm9Xv4Rt8Kp3Wn6Zb1Yc5Fd0Gs",
+    ),
     ("our shared netflix login is fam2024 / Popcorn!42", "credential", "Popcorn!42"),
     ("my email password is the same: Hunter#2024", "credential", "Hunter#2024"),
     ("the passcode for the shared drive is Falcon!92", "credential", "Falcon!92"),
     ("postgresql://postgres:superSecret123@localhost:5432/mydb", "credential", "superSecret123"),
-    ("my seed phrase is witch collapse practice feed shame open despair creek road again ice "
-     "least", "credential", "witch collapse practice"),
+    (
+        "my seed phrase is witch collapse practice feed shame open despair creek road again ice "
+        "least",
+        "credential",
+        "witch collapse practice",
+    ),
     # email
     ("reach me via ANNA.K@WEB.DE", "email", "ANNA.K@WEB.DE"),
     ("invoice goes to billing+acme@stripe-mail.io", "email", "billing+acme@stripe-mail.io"),
@@ -228,16 +263,24 @@ def test_ordinary_conversation_is_not_flagged(text: str) -> None:
 
 def test_categories_are_disjoint_and_complete() -> None:
     assert not T3_CATEGORIES & IDENTIFIER_CATEGORIES
-    assert {"credential", "email", "phone", "street_address", "gov_id",
-            "financial_account"} == T3_CATEGORIES
+    assert {
+        "credential",
+        "email",
+        "phone",
+        "street_address",
+        "gov_id",
+        "financial_account",
+    } == T3_CATEGORIES
     assert {"person_name", "username", "home_path", "exact_time", "fine_geo"} == (
         IDENTIFIER_CATEGORIES
     )
 
 
 def test_findings_are_sorted_and_do_not_overlap() -> None:
-    text = ("reach Arjun on +91 98765 43210 or arjun.k@example.in; my password is "
-            "Tr0ub4dor&3 and I live at 12 Oak Lane, Bristol BS8 1TH")
+    text = (
+        "reach Arjun on +91 98765 43210 or arjun.k@example.in; my password is "
+        "Tr0ub4dor&3 and I live at 12 Oak Lane, Bristol BS8 1TH"
+    )
     found = classify(text)
     assert [f.start for f in found] == sorted(f.start for f in found)
     for a, b in pairwise(found):
@@ -285,20 +328,27 @@ def test_detect_secrets_reads_no_settings_and_sends_nothing(
 
 # -- generalisation ---------------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     ("text", "expected", "gone"),
     [
         ("I wake up at 6am every day.", "I wake up early in the morning every day.", "6am"),
-        ("I go to the gym at 14:30 on Mondays", "I go to the gym in the afternoon on Mondays",
-         "14:30"),
+        (
+            "I go to the gym at 14:30 on Mondays",
+            "I go to the gym in the afternoon on Mondays",
+            "14:30",
+        ),
         ("I usually go to bed at 11pm", "I usually go to bed at night", "11pm"),
         ("every day at noon I call my mom", "every day around midday I call my mom", "noon"),
         ("I live in Brooklyn, New York", "I live in New York", "Brooklyn"),
         ("our flat is in Kreuzberg", "our flat is in Berlin", "Kreuzberg"),
         ("I live in the Mission District", "I live in San Francisco", "Mission"),
         ("follow me @dev_marco", "follow me someone", "dev_marco"),
-        ("the config lives in /home/alice/projects/config.yaml",
-         "the config lives in a home folder", "alice"),
+        (
+            "the config lives in /home/alice/projects/config.yaml",
+            "the config lives in a home folder",
+            "alice",
+        ),
         ("my postcode is SW1A 1AA", "my postcode is a local postcode", "SW1A"),
     ],
 )

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from . import guard
 from .errors import ConfidanteError
 from .model import Scope
+from .records import scope_of
 from .store.sqlite import SQLiteStore
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ def audit(mem: Memory) -> dict[str, Any]:
             f = opened.fact
             if cats := guard.t3_categories(f.text):
                 find("t3_data", scope=row.scope, id=row.id, categories=cats)
-            if row.scope == Scope.GLOBAL.value:
+            if scope_of(row.partition_id) is Scope.GLOBAL:
                 try:
                     g = guard.check_text(f.text, Scope.GLOBAL)
                     if g.changes:

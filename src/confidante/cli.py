@@ -21,8 +21,7 @@ from rich.table import Table
 from . import __version__
 from .cli_surfaces import register as register_surfaces
 from .config import Settings
-from .crypto import key_file_for
-from .engine import Memory
+from .engine import Memory, key_file_path
 from .errors import ConfidanteError, InvalidContext, InvalidInput
 from .model import Context, Fact, Hit
 from .store.postgres import is_postgres_url
@@ -209,7 +208,7 @@ def init(db: DbOpt = None, as_json: JsonOpt = False) -> None:
         server = is_postgres_url(target)
         existed = not server and Path(target).exists()
         Memory.open(target).close()
-        key_file = None if server else key_file_for(Path(target))
+        key_file = None if server else key_file_path(Path(target), Settings())
         data = {
             "db": "postgresql" if server else target,  # never echo a URL: it may hold a password
             "key_file": str(key_file) if key_file and key_file.exists() else None,
@@ -528,7 +527,7 @@ def keys_rotate(
             if env_key:
                 mem.rotate_master_key(new)
             else:
-                rotate_key_file(mem, Path(target), new)
+                rotate_key_file(mem, key_file_path(Path(target), settings), new)
         data: dict[str, Any] = {"rotated": True, "key_file": None if env_key else "updated"}
         if env_key and not new_key:
             data["new_master_key"] = encode_key(new)  # shown once: set CONFIDANTE_MASTER_KEY
@@ -575,7 +574,7 @@ def restore(
         if settings.master_key is not None:
             key = parse_master_key(settings.master_key.get_secret_value())
         else:  # the key must already exist: a restore never invents one
-            key = read_key_file(settings.key_file or key_file_for(target))
+            key = read_key_file(key_file_path(target, settings))
         restore_db(src, target, key, force=force)
     _emit(as_json, {"restored": str(target)}, lambda: out.print(f"restored into {target}"))
 

@@ -36,7 +36,7 @@ from .keyring import Keyring
 from .model import Context, Fact, Hit, OriginKind, Scope, Tier, normalize_actor
 from .policy import PartitionRef, Viewer
 from .ranking import BM25, Candidates, Pipeline, Ranker
-from .records import open_fact, seal_fact, to_ms
+from .records import open_fact, scope_of, seal_fact, to_ms
 from .store import EventRow, FactRow, PartitionRow, Store
 from .store.postgres import PostgresStore, is_postgres_url
 from .store.sqlite import SQLiteStore
@@ -49,9 +49,11 @@ def _utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-def partition_ref(scope: str, pid: str) -> PartitionRef:
+def partition_ref(pid: str) -> PartitionRef:
+    """The partition a stored id names. Scope comes from the id (bound into every fact's
+    associated data), never from a row's separate scope column."""
     _, _, key = pid.partition(":")
-    return PartitionRef(Scope(scope), key)
+    return PartitionRef(scope_of(pid), key)
 
 
 class Memory:
@@ -103,7 +105,8 @@ class Memory:
         else:
             from .lifecycle import recover_key_file
 
-            recover_key_file(Path(target))  # finish or undo a rotation a crash interrupted
+            # finish or undo a key rotation that a crash interrupted
+            recover_key_file(Path(target), key_file_path(Path(target), settings))
             key = resolve_master_key(Path(target), master_key, settings)
             store = SQLiteStore(target)
         try:
@@ -146,7 +149,7 @@ class Memory:
     def require_owner_private(self, ctx: Context) -> Viewer:
         v = self.viewer(ctx)
         if not v.owner_private:
-            code = "owner_private_context_required" if v.is_owner else "owner_required"
+            code = policy.owner_only_code(v.is_owner)
             self.deny(ctx, code, None)
             raise AccessDenied(code)
         return v
@@ -296,7 +299,7 @@ class Memory:
         text = _check_text(text)
         v, row, old = self._visible_row(ctx, fact_id)
         self._require_may_forget(ctx, v, row)
-        g = guard.check_text(text, Scope(row.scope), self.settings.privacy_mode)
+        g = guard.check_text(text, scope_of(row.partition_id), self.settings.privacy_mode)
         now = self.now()
         fact = replace(old.fact, text=g.text, updated_at=now, changes=g.changes)
         vectors = self._embed([g.text])
@@ -324,7 +327,7 @@ class Memory:
             self._indexes.pop(row.id, None)
             return None
         facts = [open_fact(dk, r) for r in self.store.facts_in(row.id)]
-        index = PartitionIndex(partition_ref(row.scope, row.id), row.version, facts)
+        index = PartitionIndex(partition_ref(row.id), row.version, facts)
         for r in self.pipeline.rankers:
             prepare = getattr(r, "prepare", None)
             if prepare is not None:
@@ -342,7 +345,7 @@ class Memory:
         with self._lock:
             for pid in sorted(rows):
                 row = rows[pid]
-                grant = policy.grant_for(v, partition_ref(row.scope, row.id))
+                grant = policy.grant_for(v, partition_ref(row.id))
                 if grant is None:
                     continue
                 index = self._load_index(row)
@@ -422,13 +425,13 @@ class Memory:
             raise NotFound("no such fact")
         row = self.store.get_fact(fact_id)
         if row is not None:
-            ref = partition_ref(row.scope, row.partition_id)
+            ref = partition_ref(row.partition_id)
             visible = policy.can_read(v, ref, OriginKind(row.origin_kind), row.origin_key)
             alive = row.expires_at is None or row.expires_at > to_ms(self.now())
             if visible and alive:
                 opened = self.decrypt(row)
                 if opened is not None:
-                    if row.scope == Scope.OWNER.value:
+                    if scope_of(row.partition_id) is Scope.OWNER:
                         self.store.record_event(
                             EventRow(
                                 to_ms(self.now()), "owner_read", "get", "owner", ctx.surface.value
@@ -618,6 +621,11 @@ def _check_meta(kind: object, source_skill: object, confidence: object, ttl: obj
         raise InvalidInput("ttl must be a positive timedelta")
 
 
+def key_file_path(db: Path, settings: Settings) -> Path:
+    """The configured key file, else `<database>.key` beside a SQLite file."""
+    return settings.key_file or key_file_for(db)
+
+
 def resolve_master_key(db: Path | None, explicit: bytes | str | None, settings: Settings) -> bytes:
     """Argument, else environment, else the key file (configured, or beside a SQLite file).
 
@@ -627,13 +635,13 @@ def resolve_master_key(db: Path | None, explicit: bytes | str | None, settings: 
         return parse_master_key(explicit)
     if settings.master_key is not None:
         return parse_master_key(settings.master_key.get_secret_value())
-    if settings.key_file is not None:
-        return read_key_file(settings.key_file)
     if db is None:
+        if settings.key_file is not None:
+            return read_key_file(settings.key_file)
         raise MasterKeyMissing(
             "a server database needs CONFIDANTE_MASTER_KEY, CONFIDANTE_KEY_FILE or master_key="
         )
-    key_file = key_file_for(db)
+    key_file = key_file_path(db, settings)
     if key_file.exists():
         return read_key_file(key_file)
     if db.exists() and db.stat().st_size > 0:

@@ -21,9 +21,10 @@ def _wrap_aad(pid: str) -> bytes:
     return f"partition\x00{pid}".encode()
 
 
-def fact_aad(pid: str, fid: str) -> bytes:
-    """Associated data binding a fact's ciphertext to its partition and row."""
-    return f"fact\x00{pid}\x00{fid}".encode()
+def fact_aad(pid: str, fid: str, origin_kind: str, origin_key: str | None) -> bytes:
+    """Associated data binding a fact's ciphertext to its partition (hence its scope), its
+    row, and the origin the read rule judges, so none of them can be edited in place."""
+    return f"fact\x00{pid}\x00{fid}\x00{origin_kind}\x00{origin_key or ''}".encode()
 
 
 def _meta_aad(name: str) -> bytes:
@@ -34,7 +35,7 @@ class Keyring:
     def __init__(self, store: Store, master_key: bytes) -> None:
         self.store = store
         self._master = master_key
-        self._data_keys: dict[str, bytes] = {}
+        self._data_keys: dict[str, tuple[bytes, bytes]] = {}  # pid -> (wrapped, data key)
         self._lock = threading.Lock()
         self._secret = self._open_or_create()
 
@@ -61,27 +62,38 @@ class Keyring:
 
     # -- data keys -----------------------------------------------------------------------------
     def data_key(self, pid: str, scope: str, *, create: bool) -> bytes | None:
-        dk = self._data_keys.get(pid)
-        if dk is not None:
-            return dk
+        """The partition's data key as stored now (another process may have destroyed or
+        replaced it); with `create`, a missing or destroyed partition gets a fresh key."""
         rows = self.store.get_partitions([pid])
-        if rows:
+        if rows and rows[0].wrapped_key is not None:
             return self.unwrap(rows[0])
         if not create:
             return None
+        self.check_master()  # never wrap under a key another process has rotated away
         row = self.store.ensure_partition(pid, scope, seal(self._master, new_key(), _wrap_aad(pid)))
         return self.unwrap(row)
 
     def unwrap(self, row: PartitionRow) -> bytes | None:
-        dk = self._data_keys.get(row.id)
-        if dk is not None:
-            return dk
+        """Open a stored wrapped key; cached by its exact bytes, so a destroyed or replaced
+        key is never served from memory."""
         if row.wrapped_key is None:
             return None
-        dk = open_sealed(self._master, row.wrapped_key, _wrap_aad(row.id))
+        cached = self._data_keys.get(row.id)
+        if cached is not None and cached[0] == row.wrapped_key:
+            return cached[1]
+        try:
+            dk = open_sealed(self._master, row.wrapped_key, _wrap_aad(row.id))
+        except IntegrityError:
+            self.check_master()
+            raise
         with self._lock:
-            self._data_keys[row.id] = dk
+            self._data_keys[row.id] = (row.wrapped_key, dk)
         return dk
+
+    def check_master(self) -> None:
+        """Raise WrongMasterKey if the database has been re-keyed since this process opened."""
+        if not master_key_works(self.store, self._master):
+            raise WrongMasterKey("the master key was rotated by another process; reopen")
 
     def forget(self, pid: str) -> None:
         """Drop a destroyed partition's key from memory too."""
@@ -91,9 +103,16 @@ class Keyring:
     # -- sealed settings -------------------------------------------------------------------------
     def sealed_meta(self, name: str) -> bytes | None:
         blob = self.store.get_meta(SEALED_PREFIX + name)
-        return None if blob is None else open_sealed(self._master, blob, _meta_aad(name))
+        if blob is None:
+            return None
+        try:
+            return open_sealed(self._master, blob, _meta_aad(name))
+        except IntegrityError:
+            self.check_master()
+            raise
 
     def set_sealed_meta(self, name: str, value: bytes) -> None:
+        self.check_master()
         self.store.set_meta(SEALED_PREFIX + name, seal(self._master, value, _meta_aad(name)))
 
     # -- rotation --------------------------------------------------------------------------------
@@ -101,6 +120,7 @@ class Keyring:
         """Re-wrap every data key, the installation secret and sealed settings under a new
         master key, in one transaction: a crash leaves the old key fully working."""
         new = parse_master_key(new_master)
+        self.check_master()
         wrapped: dict[str, bytes] = {}
         for row in self.store.partitions():
             if row.wrapped_key is None:
@@ -118,6 +138,8 @@ class Keyring:
             meta[full] = seal(new, value, _meta_aad(name))
         self.store.rewrap(wrapped, meta)
         self._master = new
+        with self._lock:
+            self._data_keys.clear()
 
 
 def master_key_works(store: Store, key: bytes) -> bool:

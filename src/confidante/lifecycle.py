@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import guard, policy
-from .crypto import key_file_for, new_key, read_key_file, write_key_file
+from .crypto import new_key, read_key_file, write_key_file
 from .errors import AccessDenied, ConfidanteError, InvalidInput, StoreError
-from .model import Context, OriginKind, Scope, Surface, community_id, normalize_actor
-from .records import to_ms
+from .model import Context, OriginKind, Scope, community_id, normalize_actor
+from .records import scope_of, to_ms
 from .store import FactRow
 from .store.sqlite import SQLiteStore
 
@@ -99,7 +99,7 @@ def cleanup(mem: Memory, *, now: datetime | None = None, dry_run: bool = False) 
                 continue
             text = fact.fact.text
             if guard.t3_categories(text) or (
-                row.scope == Scope.GLOBAL.value and not _public_ok(text)
+                scope_of(row.partition_id) is Scope.GLOBAL and not _public_ok(text)
             ):
                 rescanned.append(row.id)
                 continue
@@ -162,9 +162,7 @@ def forget_subject(mem: Memory, ctx: Context, actor: str) -> dict[str, int]:
     those partitions' keys, and strip their authorship from community facts they wrote."""
     actor = normalize_actor(actor)
     v = mem.viewer(ctx)
-    themselves = ctx.surface is Surface.DM and ctx.actor == actor
-    if not (v.owner_private or themselves):
-        code = "owner_private_context_required" if v.is_owner else "forbidden_subject"
+    if code := policy.forget_subject_denial(ctx, mem.owners, actor):
         mem.deny(ctx, code, Scope.USER.value)
         raise AccessDenied(code, "only the owner in private, or the person in their own DM")
     key = mem.keys.key
@@ -172,13 +170,16 @@ def forget_subject(mem: Memory, ctx: Context, actor: str) -> dict[str, int]:
     doomed = {policy.user_partition(actor, key).id}
     stripped: list[FactRow] = []
     for row in mem.store.facts_where(author_key=sk):
-        if row.scope == Scope.SESSION.value and row.origin_kind == OriginKind.DM.value:
+        if scope_of(row.partition_id) is Scope.SESSION and row.origin_kind == OriginKind.DM.value:
             doomed.add(row.partition_id)  # their DM session history
         elif row.partition_id not in doomed:
             stripped.append(row)
     for surface in ("dm", "local", "owner_dashboard"):  # their default private sessions
         doomed.add(policy.session_partition(f"{surface}:{actor}", key).id)
-    return _erase(mem, doomed, stripped)
+    mem.store.delete_archived(author_key=sk)  # expired copies of what they wrote
+    report = _erase(mem, doomed, stripped)
+    # Counts would tell someone how much the owner noted about them in private.
+    return report if v.owner_private else {"forgotten": 1}
 
 
 def forget_guild(mem: Memory, ctx: Context, guild: str) -> dict[str, int]:
@@ -192,11 +193,12 @@ def forget_guild(mem: Memory, ctx: Context, guild: str) -> dict[str, int]:
     ref = policy.guild_partition(community, mem.keys.key, group=group)
     doomed = {ref.id}
     learned_there = mem.store.facts_where(origin_key=ref.key)
-    sessions = {r.partition_id for r in learned_there if r.scope == Scope.SESSION.value}
+    sessions = {r.partition_id for r in learned_there if scope_of(r.partition_id) is Scope.SESSION}
     doomed |= sessions
     result = _erase(mem, doomed, [])
-    people = [r.id for r in learned_there if r.scope == Scope.USER.value]
+    people = [r.id for r in learned_there if scope_of(r.partition_id) is Scope.USER]
     result["facts_deleted"] += mem.store.delete_facts(people)
+    mem.store.delete_archived(origin_key=ref.key)  # expired copies learned there
     mem.store.compact()
     mem.invalidate()
     return result
@@ -226,40 +228,39 @@ def _erase(mem: Memory, doomed: set[str], stripped: list[FactRow]) -> dict[str, 
 # --- master key files ---
 
 
-def pending_key_file(db: Path) -> Path:
-    kf = key_file_for(db)
-    return kf.with_name(kf.name + ".new")
+def pending_key_file(key_file: Path) -> Path:
+    return key_file.with_name(key_file.name + ".new")
 
 
-def rotate_key_file(mem: Memory, db: Path, new: bytes | None = None) -> bytes:
-    """Rotate the master key kept in the key file beside `db`.
+def rotate_key_file(mem: Memory, key_file: Path, new: bytes | None = None) -> bytes:
+    """Rotate the master key kept in `key_file`.
 
     Order matters for crashes: the new key is written to `<key>.new` first, then the database
     re-wraps in one transaction, then the new file replaces the old. Opening the database
     after a crash at any point finds a key that works (see `recover_key_file`)."""
     new = new or new_key()
-    kf, pending = key_file_for(db), pending_key_file(db)
+    pending = pending_key_file(key_file)
     if pending.exists():
         pending.unlink()  # left by an earlier crash before its database commit
     write_key_file(pending, new)
     mem.rotate_master_key(new)
-    os.replace(pending, kf)
+    os.replace(pending, key_file)
     return new
 
 
-def recover_key_file(db: Path) -> None:
+def recover_key_file(db: Path, key_file: Path) -> None:
     """Finish or undo a rotation interrupted by a crash, before the database is opened."""
-    kf, pending = key_file_for(db), pending_key_file(db)
+    from .keyring import master_key_works
+
+    pending = pending_key_file(key_file)
     if not pending.exists() or not db.exists():
         return
     store = SQLiteStore(db)
     try:
-        from .keyring import master_key_works
-
-        if kf.exists() and master_key_works(store, read_key_file(kf)):
+        if key_file.exists() and master_key_works(store, read_key_file(key_file)):
             pending.unlink()  # crashed before the re-wrap committed: the old key still rules
         elif master_key_works(store, read_key_file(pending)):
-            os.replace(pending, kf)  # crashed after the commit: the new key rules
+            os.replace(pending, key_file)  # crashed after the commit: the new key rules
     finally:
         store.close()
 

@@ -266,7 +266,7 @@ def recall_pool(
     subjects = list(subjects or [])
     guilds = list(guilds or [])
     if (subjects or guilds) and not v.owner_private:
-        raise AccessDenied("owner_private_context_required" if v.is_owner else "owner_required")
+        raise AccessDenied(owner_only_code(v.is_owner))
     if not v.owner_private:
         return visible_pool(v)
     parts = _base(v) | {OWNER_PARTITION}
@@ -361,7 +361,22 @@ def write_partition(target: WriteTarget, key: KeyFn) -> PartitionRef:
     return PartitionRef(target.scope)
 
 
-# --- forgetting ------------------------------------------------------------------------------
+# --- owner-only operations and forgetting ---
+
+
+def owner_only_code(is_owner_actor: bool) -> str:
+    """The denial for an owner-only operation: who is asking decides which rule they broke."""
+    return "owner_private_context_required" if is_owner_actor else "owner_required"
+
+
+def forget_subject_denial(ctx: Context, owners: Collection[str], actor: str) -> str | None:
+    """Erasing a person: the owner in an owner-private context, or that person in their own
+    DM ("forget me"). Returns the denial code, or None when allowed."""
+    if is_owner_private(ctx, owners):
+        return None
+    if ctx.surface is Surface.DM and ctx.actor == actor:
+        return None
+    return "owner_private_context_required" if is_owner(ctx.actor, owners) else "forbidden_subject"
 
 
 def may_forget(v: Viewer, author_key: str | None, subject_key: str | None) -> bool:
@@ -384,6 +399,7 @@ __all__ = [
     "actors_named_in",
     "can_read",
     "default_namespace",
+    "forget_subject_denial",
     "grant_for",
     "guild_partition",
     "is_owner",
@@ -391,6 +407,7 @@ __all__ = [
     "may_forget",
     "origin_domain",
     "origin_of",
+    "owner_only_code",
     "parse_actor",
     "recall_pool",
     "resolve_write",

@@ -16,6 +16,11 @@ from .model import Fact, OriginKind, Scope, Tier
 from .store import FactRow
 
 
+def scope_of(pid: str) -> Scope:
+    """A partition id is `scope:key` (or just `owner` / `global`)."""
+    return Scope(pid.partition(":")[0])
+
+
 def to_ms(dt: datetime) -> int:
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=UTC)
@@ -38,14 +43,16 @@ def seal_fact(dk: bytes, row: FactRow, fact: Fact, vector: np.ndarray | None = N
     if vector is not None:
         payload["v"] = vector.astype(np.float16).tobytes().hex()
     blob = json.dumps(payload, separators=(",", ":")).encode()
-    return replace(row, ciphertext=seal(dk, blob, fact_aad(row.partition_id, row.id)))
+    aad = fact_aad(row.partition_id, row.id, row.origin_kind, row.origin_key)
+    return replace(row, ciphertext=seal(dk, blob, aad))
 
 
 def open_fact(dk: bytes, row: FactRow) -> IndexedFact:
-    payload = json.loads(open_sealed(dk, row.ciphertext, fact_aad(row.partition_id, row.id)))
+    aad = fact_aad(row.partition_id, row.id, row.origin_kind, row.origin_key)
+    payload = json.loads(open_sealed(dk, row.ciphertext, aad))
     fact = Fact(
         id=row.id,
-        scope=Scope(row.scope),
+        scope=scope_of(row.partition_id),  # from the authenticated partition id, not a column
         text=payload["t"],
         subject=payload.get("s"),
         community=payload.get("c"),

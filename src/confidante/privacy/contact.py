@@ -30,8 +30,23 @@ _OBFUSCATED_EMAIL = re.compile(
 )
 _PLACEHOLDER_TLDS = frozenset({"tld", "ext", "example", "invalid", "test", "localhost", "local"})
 _PLACEHOLDER_LOCAL = frozenset(
-    {"user", "name", "username", "you", "yourname", "your.name", "someone", "email", "foo",
-     "bar", "test", "example", "firstname.lastname", "first.last", "me"}
+    {
+        "user",
+        "name",
+        "username",
+        "you",
+        "yourname",
+        "your.name",
+        "someone",
+        "email",
+        "foo",
+        "bar",
+        "test",
+        "example",
+        "firstname.lastname",
+        "first.last",
+        "me",
+    }
 )
 
 
@@ -80,9 +95,7 @@ _OTHER_NUMBER = re.compile(
     re.I,
 )
 _PHONE_WORD = re.compile(r"(?:phone|mobile|cell|\btel|call|text|whatsapp|landline)", re.I)
-_DATE_LIKE = re.compile(
-    r"^(?:\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4})$"
-)
+_DATE_LIKE = re.compile(r"^(?:\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4})$")
 
 
 def find_phones(text: str) -> Iterator[Finding]:

@@ -51,11 +51,27 @@ CATEGORY = "credential"
 _TOKEN_PLUGINS: tuple[BasePlugin, ...] = tuple(
     cls()
     for cls in (
-        ArtifactoryDetector, AWSKeyDetector, AzureStorageKeyDetector, BasicAuthDetector,
-        CloudantDetector, DiscordBotTokenDetector, GitHubTokenDetector, GitLabTokenDetector,
-        IbmCloudIamDetector, IbmCosHmacDetector, JwtTokenDetector, MailchimpDetector,
-        NpmDetector, OpenAIDetector, PypiTokenDetector, SendGridDetector, SlackDetector,
-        SoftlayerDetector, SquareOAuthDetector, StripeDetector, TelegramBotTokenDetector,
+        ArtifactoryDetector,
+        AWSKeyDetector,
+        AzureStorageKeyDetector,
+        BasicAuthDetector,
+        CloudantDetector,
+        DiscordBotTokenDetector,
+        GitHubTokenDetector,
+        GitLabTokenDetector,
+        IbmCloudIamDetector,
+        IbmCosHmacDetector,
+        JwtTokenDetector,
+        MailchimpDetector,
+        NpmDetector,
+        OpenAIDetector,
+        PypiTokenDetector,
+        SendGridDetector,
+        SlackDetector,
+        SoftlayerDetector,
+        SquareOAuthDetector,
+        StripeDetector,
+        TelegramBotTokenDetector,
         TwilioKeyDetector,
     )
 )

@@ -15,8 +15,17 @@ __all__ = ["IDENTIFIER_CATEGORIES", "T3_CATEGORIES", "Finding", "classify", "red
 # When spans overlap, the earlier category wins: a password inside a URL is a credential,
 # not an email; a postcode inside a street address is part of the address.
 PRIORITY: tuple[str, ...] = (
-    "credential", "financial_account", "gov_id", "email", "phone", "street_address",
-    "username", "home_path", "fine_geo", "exact_time", "person_name",
+    "credential",
+    "financial_account",
+    "gov_id",
+    "email",
+    "phone",
+    "street_address",
+    "username",
+    "home_path",
+    "fine_geo",
+    "exact_time",
+    "person_name",
 )
 _RANK = {category: rank for rank, category in enumerate(PRIORITY)}
 

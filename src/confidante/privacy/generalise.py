@@ -119,9 +119,7 @@ def _time(text: str, f: Finding, floor: int) -> tuple[int, int, str | None]:
     return f.start, f.end, part
 
 
-def _place(
-    text: str, f: Finding, later: list[Finding], floor: int
-) -> tuple[int, int, str | None]:
+def _place(text: str, f: Finding, later: list[Finding], floor: int) -> tuple[int, int, str | None]:
     value = text[f.start : f.end]
     kind = places.kind_of(value)
     the = _THE.search(text, floor, f.start)

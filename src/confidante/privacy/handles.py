@@ -51,9 +51,7 @@ _POST_AS = re.compile(
 )
 # With a platform named anywhere, a handle-shaped word after "I'm" / "as" / ":" is a handle.
 _PLATFORM_WORD = re.compile(rf"\b(?:{_PLATFORMS})\b", re.I)
-_SHAPED_AFTER_CUE = re.compile(
-    rf"(?:\bI['\u2019]m|\bI\s+am|\bas|\bme|:)\s+{_HANDLE_TOKEN}", re.I
-)
+_SHAPED_AFTER_CUE = re.compile(rf"(?:\bI['\u2019]m|\bI\s+am|\bas|\bme|:)\s+{_HANDLE_TOKEN}", re.I)
 _USER_SLASH = re.compile(
     r"\b(?:login|credentials|creds|account)(?:\s+is|\s*:)?\s+(?P<h>[A-Za-z0-9_.@-]{3,})\s*/\s*\S",
     re.I,
@@ -63,6 +61,8 @@ _LOGIN_USER = re.compile(
     r"(?:and|with|/|,)",
     re.I,
 )
+
+
 def find_usernames(text: str) -> Iterator[Finding]:
     if "@" in text:
         code = _CODE_CONTEXT.search(text) is not None
@@ -98,8 +98,11 @@ def find_usernames(text: str) -> Iterator[Finding]:
 
 def _handle_shaped(value: str, phrase: str) -> bool:
     """A bare word after "my name is" is a person's name, not a handle."""
-    if re.search(r"(?i)\b(?:user|handle|gamer|screen|login|nick|tag|account|profile)|"
-                 rf"\b(?:{_PLATFORMS})\b", phrase):
+    if re.search(
+        r"(?i)\b(?:user|handle|gamer|screen|login|nick|tag|account|profile)|"
+        rf"\b(?:{_PLATFORMS})\b",
+        phrase,
+    ):
         return True
     return bool(re.search(r"[\d_.@-]|[a-z][A-Z]", value))
 

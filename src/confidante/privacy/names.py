@@ -30,8 +30,10 @@ _RELATIONS = (
     r"physio|nurse|surgeon|pastor|priest|rabbi|imam|barber|hairdresser|plumber|contractor|"
     r"bf|gf|hubby|wifey|in-law|sister-in-law|brother-in-law|mother-in-law|father-in-law"
 )
-_ADJ = r"(?:(?:best|old|close|new|little|big|older|younger|elder|late|dear|step|twin|baby|" \
-       r"oldest|youngest|eldest|former|current|good)[\s-]+)*"
+_ADJ = (
+    r"(?:(?:best|old|close|new|little|big|older|younger|elder|late|dear|step|twin|baby|"
+    r"oldest|youngest|eldest|former|current|good)[\s-]+)*"
+)
 _STRONG_BEFORE = re.compile(
     rf"(?:\b(?:my|our|his|her|their|your|\w+['\u2019]s)\s+{_ADJ}(?:{_RELATIONS})s?\s*,?\s*"
     r"(?:(?:is|was)\s+(?:named|called)\s+|(?:named|called)\s+)?"
@@ -86,8 +88,10 @@ _PLACE_AFTER = re.compile(
 )
 _PREVIOUS_WORD = re.compile(r"(?:^|(?P<lead>.)\s*)\b(?P<w>[A-Z][\w'\u2019-]*)\s+$", re.S)
 _WORD = re.compile(r"[^\W\d_][\w'\u2019-]*")
-_SURNAME = re.compile(r"(?:\s+(?:(?:van|von|de|da|del|di|la|le|al|bin|ibn)\s+)?"
-                      r"(?:[A-Z][\w'\u2019-]*|O['\u2019][A-Z]\w+|Mc[A-Z]\w+)){1,2}")
+_SURNAME = re.compile(
+    r"(?:\s+(?:(?:van|von|de|da|del|di|la|le|al|bin|ibn)\s+)?"
+    r"(?:[A-Z][\w'\u2019-]*|O['\u2019][A-Z]\w+|Mc[A-Z]\w+)){1,2}"
+)
 _NON_NAMES = frozenset(
     """I I'm I'll I've I'd The A An And But Or So If When Then This That These Those My Our
     Your His Her Their We You He She They It Its What Which Who Whom Where Why How Yes No
@@ -123,7 +127,7 @@ def _inside_proper_noun(before: str) -> bool:
     if not m or _bare(m.group("w")) in _NON_NAMES:
         return False
     lead = m.group("lead")
-    return lead is not None and lead not in ".!?:;\"\u201c(\n"
+    return lead is not None and lead not in '.!?:;"\u201c(\n'
 
 
 def _bare(word: str) -> str:
@@ -184,6 +188,6 @@ def _is_name(
     if word in plain:
         return social or follows
     if word in common:
-        sentence_start = not before.strip() or before.rstrip()[-1] in ".!?:;\"\u201c"
+        sentence_start = not before.strip() or before.rstrip()[-1] in '.!?:;"\u201c'
         return follows or (social and not sentence_start)
     return False

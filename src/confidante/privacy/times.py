@@ -15,9 +15,7 @@ from .findings import Finding
 _AMPM = r"(?P<ampm>a\.?\s?m\.?|p\.?\s?m\.?)(?![a-z])"
 _NUMBER_WORDS = {
     w: i + 1
-    for i, w in enumerate(
-        "one two three four five six seven eight nine ten eleven twelve".split()
-    )
+    for i, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split())
 }
 _WORD_HOUR = "|".join(_NUMBER_WORDS)
 _TIME = re.compile(

@@ -83,7 +83,8 @@ class Store(ABC):
     # -- partitions --
     @abstractmethod
     def ensure_partition(self, pid: str, scope: str, wrapped_key: bytes) -> PartitionRow:
-        """Insert if absent; return the stored row (another process may have won the race)."""
+        """Insert if absent (or give a destroyed partition this fresh key); return the stored
+        row (another process may have won the race)."""
 
     @abstractmethod
     def get_partitions(self, pids: Sequence[str]) -> list[PartitionRow]:
@@ -95,7 +96,13 @@ class Store(ABC):
 
     @abstractmethod
     def drop_partition(self, pid: str) -> int:
-        """Delete a partition's facts, archive rows and wrapped key. Returns facts deleted."""
+        """Delete a partition's facts and archive rows and destroy its wrapped key, leaving a
+        tombstone whose version still rises. Returns the number of facts deleted."""
+
+    @abstractmethod
+    def delete_archived(
+        self, *, author_key: str | None = None, origin_key: str | None = None
+    ) -> int: ...
 
     @abstractmethod
     def rewrap(self, wrapped: dict[str, bytes], meta: dict[str, bytes]) -> None:

@@ -28,7 +28,7 @@ class Dialect:
 
 _FACT_COLUMNS_DDL = """
     id TEXT PRIMARY KEY,
-    partition_id TEXT NOT NULL,
+    partition_id TEXT NOT NULL REFERENCES partitions (id),
     scope TEXT NOT NULL,
     community_key TEXT,
     subject_key TEXT,
@@ -204,8 +204,16 @@ class SqlStore(Store):
     def ensure_partition(self, pid: str, scope: str, wrapped_key: bytes) -> PartitionRow:
         with self.transaction():
             rows = self._q(f"SELECT {_PARTITION_COLUMNS} FROM partitions WHERE id = ?", (pid,))
-            if rows:
+            if rows and rows[0][3] is not None:
                 return _partition(rows[0])
+            if rows:  # a destroyed partition comes back with a fresh key and a newer version
+                self._q(
+                    "UPDATE partitions SET wrapped_key = ?, version = version + 1 WHERE id = ?",
+                    (wrapped_key, pid),
+                )
+                return _partition(
+                    self._q(f"SELECT {_PARTITION_COLUMNS} FROM partitions WHERE id = ?", (pid,))[0]
+                )
             self._q(
                 "INSERT INTO partitions (id, scope, version, wrapped_key, created_at) "
                 "VALUES (?, ?, 0, ?, ?)",
@@ -246,7 +254,30 @@ class SqlStore(Store):
             )
             self._q("DELETE FROM memory_facts WHERE partition_id = ?", (pid,))
             self._q("DELETE FROM memory_archive WHERE partition_id = ?", (pid,))
-            self._q("DELETE FROM partitions WHERE id = ?", (pid,))
+            # A tombstone, not a deletion: the version keeps rising, so every process's
+            # cached index and key for this partition is seen to be stale.
+            self._q(
+                "UPDATE partitions SET wrapped_key = NULL, version = version + 1 WHERE id = ?",
+                (pid,),
+            )
+        return n
+
+    def delete_archived(
+        self, *, author_key: str | None = None, origin_key: str | None = None
+    ) -> int:
+        clauses, params = [], []
+        if author_key is not None:
+            clauses.append("author_key = ?")
+            params.append(author_key)
+        if origin_key is not None:
+            clauses.append("origin_key = ?")
+            params.append(origin_key)
+        if not clauses:
+            return 0
+        where = " AND ".join(clauses)
+        with self.transaction():
+            n = int(self._q(f"SELECT COUNT(*) FROM memory_archive WHERE {where}", params)[0][0])
+            self._q(f"DELETE FROM memory_archive WHERE {where}", params)
         return n
 
     def rewrap(self, wrapped: dict[str, bytes], meta: dict[str, bytes]) -> None:

