@@ -75,6 +75,8 @@ def test_no_canary_or_actor_id_in_any_file(db_path: Path, key: bytes) -> None:
 def test_key_file_is_created_0600_and_reused(db_path: Path) -> None:
     with Memory.open(db_path, owner_ids=[OWNER]) as m:
         f = m.remember(Context.dm(OWNER), "kept with the key file", "owner")
+        for p in db_path.parent.iterdir():  # the database, its WAL and shared memory too
+            assert stat.S_IMODE(os.stat(p).st_mode) == 0o600, p.name
     kf = key_file_for(db_path)
     assert stat.S_IMODE(os.stat(kf).st_mode) == 0o600
     with Memory.open(db_path, owner_ids=[OWNER]) as m:
@@ -82,6 +84,15 @@ def test_key_file_is_created_0600_and_reused(db_path: Path) -> None:
     # the key file's content is never in the database
     raw = base64.b64decode(kf.read_text().strip())
     assert raw not in db_path.read_bytes()
+
+
+def test_a_file_that_is_not_a_database_is_a_clear_error(db_path: Path, key: bytes) -> None:
+    from confidante import StoreError
+
+    db_path.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(StoreError) as e:
+        Memory.open(db_path, master_key=key)
+    assert e.value.code == "store_error"
 
 
 def test_existing_database_without_key_is_an_error(db_path: Path, key: bytes) -> None:

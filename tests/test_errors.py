@@ -48,6 +48,9 @@ def test_bad_context_parts() -> None:
         Context("moon_base", ALICE)  # type: ignore[arg-type]
     with pytest.raises(InvalidActor):
         Context.guild(ALICE, "g1", participants=["bogus"])
+    with pytest.raises(InvalidContext):  # a Telegram actor cannot speak in a Discord guild
+        Context.guild("telegram:5", "discord:g1")
+    assert Context.guild(ALICE, "discord:g1").community == "discord:g1"
 
 
 @pytest.mark.parametrize("text", ["", "   ", "\n\t"])

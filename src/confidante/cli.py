@@ -379,7 +379,11 @@ def _read_jsonl(file: Path) -> list[str]:
     if not file.is_file():
         raise InvalidInput("no such file")
     texts = []
-    for n, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        content = file.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InvalidInput("the file is not UTF-8 text") from None
+    for n, line in enumerate(content.splitlines(), 1):
         if not line.strip():
             continue
         try:

@@ -103,8 +103,13 @@ def register(app: typer.Typer, keys_app: typer.Typer) -> None:
         host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
         port: Annotated[int, typer.Option(help="TCP port.")] = 8765,
         cleanup_days: Annotated[
-            float, typer.Option("--cleanup-days", help="Run cleanup every N days (0: never).")
-        ] = 7.0,
+            float | None,
+            typer.Option(
+                "--cleanup-days",
+                help="Run cleanup every N days (0: never; default CONFIDANTE_CLEANUP_INTERVAL_DAYS"
+                " or 7).",
+            ),
+        ] = None,
         db: DbOpt = None,
     ) -> None:
         """Serve the HTTP API (/v1), the dashboard (/dashboard) and MCP (/mcp) in one process."""
@@ -119,10 +124,19 @@ def register(app: typer.Typer, keys_app: typer.Typer) -> None:
                 err.print("[yellow]no owner configured[/yellow]: the dashboard refuses every login")
             elif not password_is_set(mem):
                 err.print("no dashboard password yet: run `confidante dashboard set-password`")
+        if cleanup_days is None:
+            cleanup_days = mem.settings.cleanup_interval_days
         settings = ServerSettings(host=host, port=port, cleanup_days=cleanup_days)
         _log_to_stderr()
         try:
-            uvicorn.run(create_app(mem, settings), host=host, port=port, proxy_headers=False)
+            # No access log: request lines carry dashboard search terms in their query strings.
+            uvicorn.run(
+                create_app(mem, settings),
+                host=host,
+                port=port,
+                proxy_headers=False,
+                access_log=False,
+            )
         finally:
             mem.close()
 

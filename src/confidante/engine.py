@@ -142,9 +142,11 @@ class Memory:
 
     def deny(self, ctx: Context, code: str, scope: str | None) -> None:
         """Invariant 11: every denial is recorded (code, scope, surface, time; no content)."""
-        self.store.record_event(
-            EventRow(to_ms(self.now()), "denial", code, scope, ctx.surface.value)
-        )
+        self.record_denial(ctx.surface.value, code, scope)
+
+    def record_denial(self, surface: str, code: str, scope: str | None = None) -> None:
+        """For adapters refusing before a Context exists (a bad token's MCP call, say)."""
+        self.store.record_event(EventRow(to_ms(self.now()), "denial", code, scope, surface[:32]))
 
     def require_owner_private(self, ctx: Context) -> Viewer:
         v = self.viewer(ctx)

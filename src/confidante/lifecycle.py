@@ -189,7 +189,8 @@ def forget_guild(mem: Memory, ctx: Context, guild: str) -> dict[str, int]:
     if not isinstance(guild, str) or not guild.strip():
         raise InvalidInput("guild must be a guild id")
     group = guild.startswith("group:")
-    community = community_id(ctx.platform or "", guild[len("group:") :] if group else guild)
+    name = guild[len("group:") :] if group else guild
+    community = community_id(ctx.platform or "", name, any_platform=True)
     ref = policy.guild_partition(community, mem.keys.key, group=group)
     doomed = {ref.id}
     learned_there = mem.store.facts_where(origin_key=ref.key)

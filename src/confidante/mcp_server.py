@@ -46,8 +46,6 @@ def _tool_errors() -> Iterator[None]:
         yield
     except ConfidanteError as e:
         raise ToolError(f"{e.code}: {e.message}") from None
-    except NotImplementedError:
-        raise ToolError("not_implemented: this operation is not available yet") from None
 
 
 def http_identity(mctx: MCPContext) -> Context:

@@ -48,10 +48,15 @@ def _check_id(value: str | None, what: str) -> str:
     return value.strip()
 
 
-def community_id(platform: str, ident: str) -> str:
-    """A community is named by platform and guild/chat id: discord g1 and slack g1 differ."""
-    if ":" in ident and _ACTOR_RE.match(ident):
-        return ident  # already qualified
+def community_id(platform: str, ident: str, *, any_platform: bool = False) -> str:
+    """A community is named by platform and guild/chat id: discord g1 and slack g1 differ.
+    An already-qualified id must name the actor's own platform (the owner, widening a recall
+    in private, may name any)."""
+    m = _ACTOR_RE.match(ident)
+    if m and ":" in ident:
+        if m.group(1) != platform and not any_platform:
+            raise InvalidContext("a community id must be on the actor's own platform")
+        return ident
     return f"{platform}:{ident}"
 
 

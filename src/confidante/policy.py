@@ -276,7 +276,8 @@ def recall_pool(
     for g in guilds:  # "g1", "slack:g1", or "group:chat9" for a group chat
         group = g.startswith("group:")
         name = g[len("group:") :] if group else g
-        parts.add(guild_partition(community_id(platform, name), key, group=group))
+        community = community_id(platform, name, any_platform=True)
+        parts.add(guild_partition(community, key, group=group))
     return Pool(frozenset(parts))
 
 

@@ -96,8 +96,10 @@ class Sessions:
             **kw,  # type: ignore[arg-type]
         )
         with self._lock:
-            if len(self._by_id) >= self.max_sessions:  # drop the oldest: anonymous ones are cheap
-                oldest = min(self._by_id.values(), key=lambda x: x.created)
+            if len(self._by_id) >= self.max_sessions:
+                # Drop the oldest anonymous session first, so a flood of login-page visits
+                # cannot push the logged-in owner out.
+                oldest = min(self._by_id.values(), key=lambda x: (x.owner, x.created))
                 self._by_id.pop(oldest.id, None)
             self._by_id[s.id] = s
         return s

@@ -197,8 +197,6 @@ def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -
         """Run a form action (it returns where to go back to) and report how it went."""
         try:
             back = action()
-        except NotImplementedError:
-            return go(fallback, s, "That action is not available in this version yet.")
         except NotFound:
             return go(fallback, s, "That fact is gone or not visible here.")
         except ConfidanteError as e:
@@ -327,10 +325,7 @@ def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -
     @router.get("/stats", response_class=HTMLResponse)
     def stats(request: Request) -> Response:
         s = logged_in(request)
-        try:
-            data: dict[str, Any] | None = mem.public_stats()
-        except NotImplementedError:
-            data = None
+        data: dict[str, Any] | None = mem.public_stats()
         return page(request, "stats.html", s, section="stats", stats=data, counts=counts())
 
     # -- Owner Private -----------------------------------------------------------------------
@@ -439,10 +434,7 @@ def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -
     @router.get("/owner/cleanup", response_class=HTMLResponse)
     def cleanup(request: Request) -> Response:
         s = elevated(request)
-        try:
-            lines: list[str] | None = mem.cleanup_history(private())
-        except NotImplementedError:
-            lines = None
+        lines: list[str] | None = mem.cleanup_history(private())
         return page(request, "cleanup.html", s, area="owner", section="cleanup", lines=lines)
 
     return router

@@ -108,6 +108,7 @@ class Gate:
                 from ..mcp_server import HTTP_CONTEXT_SCOPE
 
                 if key.pinned is None:
+                    self.keys.mem.record_denial("mcp", "identity_not_pinned")
                     await _send_json(
                         send,
                         403,
@@ -171,9 +172,6 @@ async def _cleanup_loop(mem: Memory, every_days: float) -> None:
             report = await anyio.to_thread.run_sync(lambda: mem.cleanup())
             counts = {k: v for k, v in report.items() if type(v) is int}
             log.info("periodic cleanup finished: %s", counts)
-        except NotImplementedError:
-            log.warning("periodic cleanup is not available in this version")
-            return
         except ConfidanteError as e:
             log.error("periodic cleanup failed: %s", e.code)
         except Exception as e:  # keep serving; the type is enough to investigate

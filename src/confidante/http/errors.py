@@ -94,8 +94,3 @@ def install_error_handlers(app: FastAPI) -> None:
         code = _HTTP_CODES.get(exc.status_code, "http_error")
         message = exc.detail if isinstance(exc.detail, str) else code.replace("_", " ")
         return error_response(exc.status_code, code, message, getattr(exc, "headers", None))
-
-    @app.exception_handler(NotImplementedError)
-    async def _not_implemented(request: Request, exc: NotImplementedError) -> JSONResponse:
-        # A core operation that has not landed yet: say so rather than fail opaquely.
-        return error_response(501, "not_implemented", "this operation is not available yet")

@@ -16,7 +16,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from ..engine import Memory
 from ..errors import InvalidContext
-from ..model import Context, Surface
+from ..model import Context
 from .auth import AgentKey
 from .errors import ApiError
 from .schemas import (
@@ -79,9 +79,10 @@ def context_for(body: Body, key: AgentKey, mem: Memory) -> Context:
         ctx = body.context.to_context()
     except ApiError as e:
         # Invariant 11: log the refusal too (the surface only; no ids, no content).
-        mem.deny(Context(Surface(body.context.surface)), e.code, None)
+        mem.record_denial(body.context.surface, e.code)
         raise
     if pinned is not None and ctx != pinned:
+        mem.record_denial(ctx.surface.value, "pinned_context_mismatch")
         raise ApiError(
             403, "pinned_context_mismatch", "this agent key is pinned to another context"
         )

@@ -243,12 +243,6 @@ class PromptOut(BaseModel):
     context: str
 
 
-class CountsOut(BaseModel):
-    """Counts of what was erased, as the core reports them."""
-
-    model_config = ConfigDict(extra="allow")
-
-
 class DenialOut(BaseModel):
     at: int  # milliseconds since the epoch
     kind: str = "denial"  # or "owner_read"

@@ -3,6 +3,7 @@ deleted rows are overwritten in the file rather than left in free pages."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -20,19 +21,22 @@ class SQLiteStore(SqlStore):
         super().__init__()
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not self.path.exists():
+            # Owner-only from the start; SQLite gives its -wal and -shm files the same mode.
+            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
         try:
             self._conn = sqlite3.connect(
                 str(self.path), isolation_level=None, check_same_thread=False, timeout=30
             )
-        except sqlite3.Error as e:
-            raise StoreError(f"cannot open the database: {e.__class__.__name__}") from None
-        c = self._conn
-        c.execute("PRAGMA journal_mode=WAL")
-        c.execute("PRAGMA secure_delete=ON")
-        c.execute("PRAGMA foreign_keys=ON")
-        c.execute("PRAGMA synchronous=NORMAL")
-        self._depth = 0
-        self.migrate()
+            c = self._conn
+            c.execute("PRAGMA journal_mode=WAL")
+            c.execute("PRAGMA secure_delete=ON")
+            c.execute("PRAGMA foreign_keys=ON")
+            c.execute("PRAGMA synchronous=NORMAL")
+            self._depth = 0
+            self.migrate()
+        except sqlite3.DatabaseError as e:
+            raise StoreError(f"not a usable confidante database ({e.__class__.__name__})") from None
 
     def _execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         return self._conn.execute(sql, tuple(params)).fetchall()
