@@ -1,0 +1,59 @@
+"""The ranking pipeline: keyword and meaning fused, relevance floors, and isolation with the
+semantic ranker on (a foreign silo's best match is never returned)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from confidante import Context, Memory
+from confidante.index import stem, tokenize
+
+from conftest import ALICE, BOB, OWNER
+
+
+def test_stem_and_tokenize() -> None:
+    assert stem("parties") == "party" and stem("painted") == "paint"
+    assert stem("boxes") == "box" and stem("notes") == "note" and stem("glass") == "glass"
+    assert tokenize("The parties were painted!") == ["party", "paint"]
+
+
+def test_semantic_finds_meaning_without_shared_words(mem: Memory) -> None:
+    f = mem.remember(Context.dm(ALICE), "I adore my golden retriever puppy")
+    mem.remember(Context.dm(ALICE), "the stock market fell today")
+    hits = mem.recall(Context.dm(ALICE), "what pet does she have?")
+    assert hits and hits[0].fact.id == f.id
+    assert hits[0].scores["bm25"] == 0.0 and hits[0].scores["semantic"] > 0.3
+
+
+def test_nothing_relevant_returns_nothing(mem: Memory) -> None:
+    mem.remember(Context.dm(ALICE), "Alice is allergic to peanuts")
+    assert mem.recall(Context.dm(ALICE), "dentist appointment on Thursday") == []
+
+
+def test_min_score(mem: Memory) -> None:
+    mem.remember(Context.dm(ALICE), "I play the cello every evening")
+    assert mem.recall(Context.dm(ALICE), "cello", min_score=0.5)
+    assert mem.recall(Context.dm(ALICE), "cello", min_score=1.5) == []
+
+
+def test_isolation_holds_with_the_semantic_ranker(mem: Memory) -> None:
+    """Bob's silo holds the best match for the query; Alice must not get it, not even as
+    a weak semantic neighbour, and owner memory stays owner-only."""
+    best = mem.remember(Context.dm(BOB), "Bob's golden retriever puppy is called Biscuit")
+    owner = mem.remember(Context.dm(OWNER), "my golden retriever puppy Biscuit is sick", "owner")
+    mine = mem.remember(Context.dm(ALICE), "I have a cat named Miso")
+    for ctx in (Context.dm(ALICE), Context.guild(ALICE, "g1", participants=[BOB])):
+        ids = {h.fact.id for h in mem.recall(ctx, "golden retriever puppy called Biscuit", k=50)}
+        assert best.id not in ids and owner.id not in ids
+    assert mine.id in {h.fact.id for h in mem.recall(Context.dm(ALICE), "pet cat", k=50)}
+    assert best.id in {h.fact.id for h in mem.recall(Context.dm(BOB), "puppy Biscuit")}
+
+
+def test_vectors_are_never_plaintext_on_disk(db_path, key) -> None:
+    with Memory.open(db_path, owner_ids=[OWNER], master_key=key) as m:
+        f = m.remember(Context.dm(ALICE), "a sentence to embed")
+        emb = m.pipeline.rankers[1].embed_documents([f.text])[0]
+    blob = b"".join(p.read_bytes() for p in db_path.parent.iterdir() if p.is_file())
+    for dtype in (np.float16, np.float32):
+        assert emb.astype(dtype).tobytes()[:16] not in blob
+    assert emb.astype(np.float16).tobytes().hex()[:32].encode() not in blob
