@@ -21,7 +21,7 @@ _KEY = "vectors"
 class Semantic:
     name = "semantic"
 
-    def __init__(self, embedder: Embedder, *, weight: float = 0.6, floor: float = 0.3) -> None:
+    def __init__(self, embedder: Embedder, *, weight: float = 0.5, floor: float = 0.3) -> None:
         # floor: cosine at which a fact counts as relevant on meaning alone; unrelated chat
         # sentences sit below ~0.3 with the shipped embedders.
         self.embedder = embedder
