@@ -196,12 +196,11 @@ def forget_guild(mem: Memory, ctx: Context, guild: str) -> dict[str, int]:
     learned_there = mem.store.facts_where(origin_key=ref.key)
     sessions = {r.partition_id for r in learned_there if scope_of(r.partition_id) is Scope.SESSION}
     doomed |= sessions
-    result = _erase(mem, doomed, [])
     people = [r.id for r in learned_there if scope_of(r.partition_id) is Scope.USER]
-    result["facts_deleted"] += mem.store.delete_facts(people)
+    about_people = mem.store.delete_facts(people)
     mem.store.delete_archived(origin_key=ref.key)  # expired copies learned there
-    mem.store.compact()
-    mem.invalidate()
+    result = _erase(mem, doomed, [])  # compacts once, after every deletion
+    result["facts_deleted"] += about_people
     return result
 
 
