@@ -358,9 +358,12 @@ class Memory:
     def _note_reads(self, ctx: Context, cands: Sequence[Candidates], op: str) -> None:
         """Owner memory read: logged (operation, surface, time), for the owner to review."""
         if any(c.index.ref.scope is Scope.OWNER and c.mask.any() for c in cands):
-            self.store.record_event(
-                EventRow(to_ms(self.now()), "owner_read", op, "owner", ctx.surface.value)
-            )
+            self._log_owner_read(ctx, op)
+
+    def _log_owner_read(self, ctx: Context, op: str) -> None:
+        self.store.record_event(
+            EventRow(to_ms(self.now()), "owner_read", op, "owner", ctx.surface.value)
+        )
 
     def recall(
         self,
@@ -434,11 +437,7 @@ class Memory:
                 opened = self.decrypt(row)
                 if opened is not None:
                     if scope_of(row.partition_id) is Scope.OWNER:
-                        self.store.record_event(
-                            EventRow(
-                                to_ms(self.now()), "owner_read", "get", "owner", ctx.surface.value
-                            )
-                        )
+                        self._log_owner_read(ctx, "get")
                     return v, row, opened
             if not visible:
                 self.deny(ctx, "not_visible", row.scope)
