@@ -46,9 +46,9 @@ class Keyring:
             self.store.set_meta("installation_secret", seal(self._master, secret, b"secret"))
             self.store.set_meta("keycheck", seal(self._master, _KEYCHECK, b"keycheck"))
             return secret
+        if not master_key_works(self.store, self._master):
+            raise WrongMasterKey("the master key does not open this database")
         try:
-            if open_sealed(self._master, check, b"keycheck") != _KEYCHECK:
-                raise IntegrityError("key check mismatch")
             wrapped = self.store.get_meta("installation_secret")
             if wrapped is None:
                 raise IntegrityError("installation secret missing")
