@@ -132,22 +132,37 @@ def build_context(
     return Context.local(actor)
 
 
-def with_context(func: F) -> F:
-    """Add the context flags to a command; the command receives `ctx: Context`."""
-    sig = inspect.signature(func, eval_str=True)
-    params = [p for p in sig.parameters.values() if p.name != "ctx"]
+def context_flags(
+    param: str, convert: Callable[[dict[str, Any], dict[str, Any]], Any]
+) -> Callable[[F], F]:
+    """Add the context flags to a command; `convert(flags, other_kwargs)` makes the value
+    the command receives as `param`."""
 
-    @functools.wraps(func)
-    def wrapper(**kwargs: Any) -> Any:
-        flags = {name: kwargs.pop(name) for name in _CONTEXT_NAMES}
-        as_json = kwargs.get("as_json", False)
-        with _errors(as_json):
-            kwargs["ctx"] = build_context(**flags)
-        return func(**kwargs)
+    def decorate(func: F) -> F:
+        sig = inspect.signature(func, eval_str=True)
+        params = [p for p in sig.parameters.values() if p.name != param]
 
-    wrapper.__signature__ = sig.replace(parameters=params + _CONTEXT_PARAMS)  # type: ignore[attr-defined]
-    wrapper.__annotations__ = {p.name: p.annotation for p in params + _CONTEXT_PARAMS}
-    return wrapper  # type: ignore[return-value]
+        @functools.wraps(func)
+        def wrapper(**kwargs: Any) -> Any:
+            flags = {name: kwargs.pop(name) for name in _CONTEXT_NAMES}
+            kwargs[param] = convert(flags, kwargs)
+            return func(**kwargs)
+
+        all_params = params + _CONTEXT_PARAMS
+        wrapper.__signature__ = sig.replace(parameters=all_params)  # type: ignore[attr-defined]
+        wrapper.__annotations__ = {p.name: p.annotation for p in all_params}
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
+
+
+def _context_from_flags(flags: dict[str, Any], kwargs: dict[str, Any]) -> Context:
+    with _errors(kwargs.get("as_json", False)):
+        return build_context(**flags)
+
+
+with_context = context_flags("ctx", _context_from_flags)
+"""The command receives `ctx: Context`, built from the flags."""
 
 
 class _errors:

@@ -7,12 +7,9 @@ import annotations` here: Typer reads these signatures, whose types come from `c
 inside `register`.
 """
 
-import functools
-import inspect
 import json
 import logging
 import sys
-from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
@@ -71,31 +68,18 @@ def register(app: typer.Typer, keys_app: typer.Typer) -> None:
     from rich.table import Table
 
     from .cli import (
-        _CONTEXT_NAMES,
-        _CONTEXT_PARAMS,
         DbOpt,
         JsonOpt,
         _errors,
         build_context,
+        context_flags,
         err,
         out,
     )
     from .engine import Memory
 
-    def with_flags(func: Callable[..., Any]) -> Callable[..., Any]:
-        """Add the optional context flags; the command receives them as `flags`."""
-        sig = inspect.signature(func)
-        own = [p for p in sig.parameters.values() if p.name != "flags"]
-
-        @functools.wraps(func)
-        def wrapper(**kwargs: Any) -> Any:
-            flags = {name: kwargs.pop(name) for name in _CONTEXT_NAMES}
-            return func(flags=flags, **kwargs)
-
-        params = own + _CONTEXT_PARAMS
-        wrapper.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
-        wrapper.__annotations__ = {p.name: p.annotation for p in params}
-        return wrapper
+    # The command receives the raw flags (a key may be unpinned, so no context is required).
+    with_flags = context_flags("flags", lambda flags, _kwargs: flags)
 
     # -- serve ------------------------------------------------------------------------------
     @app.command()
