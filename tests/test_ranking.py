@@ -12,9 +12,19 @@ from conftest import ALICE, BOB, OWNER
 
 
 def test_stem_and_tokenize() -> None:
-    assert stem("parties") == "party" and stem("painted") == "paint"
+    # inflections meet at one stem; unrelated words do not
+    assert stem("parties") == stem("party") and stem("painted") == stem("painting")
+    assert stem("volunteering") == stem("volunteers") == stem("volunteer")
     assert stem("boxes") == "box" and stem("notes") == "note" and stem("glass") == "glass"
-    assert tokenize("The parties were painted!") == ["party", "paint"]
+    assert stem("news") != stem("new")
+    assert tokenize("The parties were painted!") == [stem("party"), stem("paint")]
+
+
+def test_keyword_recall_across_inflections(mem: Memory) -> None:
+    f = mem.remember(Context.dm(ALICE), "I started volunteering at the animal shelter")
+    mem.remember(Context.dm(ALICE), "the weather was grey")
+    hits = mem.recall(Context.dm(ALICE), "where does she volunteer?")
+    assert hits and hits[0].fact.id == f.id and hits[0].scores["bm25"] > 0
 
 
 def test_semantic_finds_meaning_without_shared_words(mem: Memory) -> None:

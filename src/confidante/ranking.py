@@ -12,6 +12,9 @@ from typing import Protocol
 import numpy as np
 
 from .index import PartitionIndex, tokenize
+from .when import windows
+
+_DAY_MS = 86_400_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,12 +88,18 @@ class Pipeline:
     any keyword match, or a cosine above the embedder's noise level), so a query about
     nothing known returns nothing rather than the least unrelated facts. Hits are ordered by
     a weighted sum of each ranker's scores, min-max normalised over the hits; the weights
-    come from each ranker's `weight` (0.5 each: best of 0.3-0.6 on LoCoMo with stemmed BM25)."""
+    come from each ranker's `weight` (0.5 each: best of 0.3-0.6 on LoCoMo with stemmed BM25).
 
-    def __init__(self, rankers: Sequence[Ranker]) -> None:
+    When the query names a date ("on 3 June, 2023", "in July 2023"), hits remembered inside
+    that window (one day of slack either side, for time zones) gain `date_weight`; it never
+    makes a hit of a fact that matched nothing. Scores are divided by the weights in play, so
+    they stay within 0..1 for `min_score`."""
+
+    def __init__(self, rankers: Sequence[Ranker], *, date_weight: float = 0.3) -> None:
         if not rankers:
             raise ValueError("a pipeline needs at least one ranker")
         self.rankers = list(rankers)
+        self.date_weight = date_weight
 
     def rank(self, query: str, pool: Sequence[Candidates], k: int) -> list[Ranked]:
         if not pool:
@@ -113,8 +122,14 @@ class Pipeline:
             s = flat[r.name][hits]
             lo, hi = float(s.min()), float(s.max())
             fused[hits] += r.weight * ((s - lo) / (hi - lo) if hi > lo else np.ones_like(s))
-        offsets = np.cumsum([0] + [len(c.index) for c in pool])
+        total = sum(r.weight for r in self.rankers)
         created = np.concatenate([c.index.created for c in pool])
+        inside = self._inside_dates(query, created[hits])
+        if inside is not None:
+            fused[hits] += self.date_weight * inside
+            total += self.date_weight
+        fused[hits] /= max(total, 1e-12)
+        offsets = np.cumsum([0] + [len(c.index) for c in pool])
         order = np.lexsort((-created[hits], -fused[hits]))[:k]  # score, then newest first
         out = []
         for h in hits[order]:
@@ -122,3 +137,20 @@ class Pipeline:
             parts = {name: float(s[h]) for name, s in flat.items()}
             out.append(Ranked(p, int(h - offsets[p]), float(fused[h]), parts))
         return out
+
+    def _inside_dates(self, query: str, created_ms: np.ndarray) -> np.ndarray | None:
+        """Which hits were remembered within a date the query names; None when the query
+        names none, or the window does not tell the hits apart (all in, or none)."""
+        if not self.date_weight:
+            return None
+        spans = windows(query)
+        if not spans:
+            return None
+        inside = np.zeros(len(created_ms), dtype=bool)
+        for start, end in spans:
+            lo = int(start.timestamp() * 1000) - _DAY_MS
+            hi = int(end.timestamp() * 1000) + _DAY_MS
+            inside |= (created_ms >= lo) & (created_ms < hi)
+        if inside.all() or not inside.any():
+            return None
+        return inside.astype(np.float64)
