@@ -53,9 +53,7 @@ class Clock:
 @pytest.fixture
 def cmem(backend: str, key: bytes) -> Memory:
     clock = Clock()
-    m = Memory.open(
-        backend, owner_ids=[OWNER], master_key=key, clock=clock, settings=Settings()
-    )
+    m = Memory.open(backend, owner_ids=[OWNER], master_key=key, clock=clock, settings=Settings())
     m.clock_for_test = clock  # type: ignore[attr-defined]
     yield m
     m.close()
