@@ -42,6 +42,8 @@ def _day(y: int, m: int, d: int) -> Window | None:
 def windows(query: str) -> list[Window]:
     """Every absolute date the query names, most specific reading first; a day mention is
     not also counted as its month or year."""
+    if not any(ch.isdigit() for ch in query):  # every form needs a year: skip the regexes
+        return []
     found: list[Window | None] = []
     rest = query
     for pattern, read in (
