@@ -6,6 +6,12 @@ evidence is recalled in that user's context. Prints session-level recall_any@5 a
 recall_all@10 and turn-level recall_all@10 for BM25 alone and for the hybrid default, in
 the same run.
 
+The metrics are LongMemEval's (Wu et al., ICLR 2025, `evaluate_retrieval_turn2session`):
+turn-level recall_all@k asks whether every evidence turn is among the first k facts recalled;
+session-level recall maps the ranked turns to their sessions and reads the first k *distinct*
+sessions. `first5_any` is a stricter reading kept for comparison with earlier runs: an
+evidence session among the sessions of the first 5 facts (repeats count against it).
+
     python benchmarks/locomo.py [--data PATH] [--embedders static,minilm-int8]
 """
 
@@ -71,7 +77,7 @@ def session_of(dia_id: str) -> str:
 
 
 def evaluate(mem: Memory, samples: list[dict], clock: Clock, context: int) -> dict[str, float]:
-    any5 = all10s = all10t = n = 0
+    any5 = all10s = all10t = first5 = n = 0
     latencies = []
     ingest_s = ingested = 0.0
     for i, sample in enumerate(samples):
@@ -87,13 +93,17 @@ def evaluate(mem: Memory, samples: list[dict], clock: Clock, context: int) -> di
             if not evidence:
                 continue
             t0 = time.perf_counter()
-            hits = mem.recall(ctx, qa["question"], k=10)
+            mem.recall(ctx, qa["question"], k=10)  # what an agent asks for; timed
             latencies.append(time.perf_counter() - t0)
+            # deeper list, untimed: enough facts to reach 10 distinct sessions
+            hits = mem.recall(ctx, qa["question"], k=200)
             got = [ids.get(h.fact.id, "") for h in hits]
             sessions = {session_of(e) for e in evidence}
-            any5 += bool({session_of(g) for g in got[:5]} & sessions)
-            all10s += sessions <= {session_of(g) for g in got[:10]}
+            distinct = list(dict.fromkeys(session_of(g) for g in got))
+            any5 += bool(set(distinct[:5]) & sessions)
+            all10s += sessions <= set(distinct[:10])
             all10t += evidence <= set(got[:10])
+            first5 += bool({session_of(g) for g in got[:5]} & sessions)
             n += 1
     latencies.sort()
     return {
@@ -101,6 +111,7 @@ def evaluate(mem: Memory, samples: list[dict], clock: Clock, context: int) -> di
         "session_any@5": any5 / n,
         "session_all@10": all10s / n,
         "turn_all@10": all10t / n,
+        "first5_any": first5 / n,
         "p50_ms": latencies[len(latencies) // 2] * 1e3,
         "p95_ms": latencies[int(len(latencies) * 0.95)] * 1e3,
         "ingest_facts_per_s": ingested / ingest_s if ingest_s else 0.0,
@@ -154,6 +165,7 @@ def main() -> None:
         "session_any@5",
         "session_all@10",
         "turn_all@10",
+        "first5_any",
         "p50_ms",
         "p95_ms",
         "ingest_facts_per_s",
@@ -163,7 +175,8 @@ def main() -> None:
         print(
             f"{r['label']:<24}"
             + "".join(
-                f"{r[c]:>20.3f}" if c.endswith(("5", "10")) else f"{r[c]:>20.1f}" for c in cols
+                f"{r[c]:>20.3f}" if c.endswith(("5", "10", "any")) else f"{r[c]:>20.1f}"
+                for c in cols
             )
         )
     print("targets for the hybrid default: session_any@5 >= 0.92, turn_all@10 >= 0.60")

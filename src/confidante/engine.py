@@ -254,10 +254,13 @@ class Memory:
         dk = self.keys.data_key(ref.id, ref.scope.value, create=True)
         if dk is None:
             raise IntegrityError("this partition's key was destroyed")
+        # One timestamp for the batch, so ids in ascending order keep the texts' order: the
+        # store reads a partition by (created, id), and a transcript's lines stay in sequence.
+        ids = sorted(uuid.uuid4().hex for _ in guarded)
         rows, facts = [], []
         for i, g in enumerate(guarded):
             fact = Fact(
-                id=uuid.uuid4().hex,
+                id=ids[i],
                 scope=target.scope,
                 text=g.text,
                 subject=target.subject,

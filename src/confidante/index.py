@@ -125,6 +125,25 @@ class IndexedFact:
 
 _NEVER = np.iinfo(np.int64).max
 
+# Facts written this close together, in one partition, with the same origin and author, read
+# as lines of one conversation: each line's keywords are read with the line before it.
+CONVERSATION_GAP_MS = 30 * 60 * 1000
+
+
+def previous_lines(facts: list[IndexedFact]) -> np.ndarray:
+    """For each fact (in written order), the row of the line before it in the same
+    conversation, or -1. Same origin and author means the same visibility under every grant,
+    so a line's context can never come from a fact its reader may not see."""
+    prev = np.full(len(facts), -1, dtype=np.int64)
+    last: dict[tuple[OriginKind, str | None, str | None], int] = {}
+    for i, f in enumerate(facts):
+        key = (f.origin_kind, f.origin_key, f.author_key)
+        j = last.get(key)
+        if j is not None and 0 <= f.created_ms - facts[j].created_ms <= CONVERSATION_GAP_MS:
+            prev[i] = j
+        last[key] = i
+    return prev
+
 
 @dataclass
 class PartitionIndex:
@@ -135,6 +154,8 @@ class PartitionIndex:
     postings: dict[str, tuple[np.ndarray, np.ndarray]] = field(init=False)
     created: np.ndarray = field(init=False)
     expires: np.ndarray = field(init=False)
+    prev: np.ndarray = field(init=False)  # the line before, in the same conversation, or -1
+    next: np.ndarray = field(init=False)  # the line after, or -1
     _masks: dict[Grant, np.ndarray] = field(init=False, default_factory=dict)
     extras: dict[str, object] = field(init=False, default_factory=dict)  # other rankers' data
 
@@ -160,6 +181,10 @@ class PartitionIndex:
             np.int64,
             len(self.facts),
         )
+        self.prev = previous_lines(self.facts)
+        self.next = np.full(len(self.facts), -1, dtype=np.int64)
+        linked = np.flatnonzero(self.prev >= 0)
+        self.next[self.prev[linked]] = linked
 
     def extend_expiry(self, ids: set[str], expires_ms: int) -> None:
         """Refresh-on-read: push cached expiries forward like the store just did."""

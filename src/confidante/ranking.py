@@ -37,13 +37,34 @@ class Ranker(Protocol):
 
 class BM25:
     """Okapi BM25 with corpus statistics over the *visible* facts only, so what a context
-    may not see cannot even shift the scores of what it may."""
+    may not see cannot even shift the scores of what it may.
+
+    A line of a conversation is read with the line before it (`PartitionIndex.prev`): that
+    line's terms count at `context_weight` of their frequency, so a reply ("yes, we roasted
+    marshmallows!") is found by the question it answers. Context only re-ranks: a fact must
+    match a query term itself to score, and a line before that the reader may not see (or
+    that expired) adds nothing. Measured on LoCoMo (benchmarks/locomo.py): turn
+    recall_all@10 0.602 -> 0.639 at 0.3, session recall_any@5 0.920 -> 0.926."""
 
     name = "bm25"
     floor = 0.0  # any keyword match is relevant
 
-    def __init__(self, k1: float = 1.2, b: float = 0.75, weight: float = 0.5) -> None:
-        self.k1, self.b, self.weight = k1, b, weight
+    def __init__(
+        self, k1: float = 1.2, b: float = 0.75, weight: float = 0.5, context_weight: float = 0.3
+    ) -> None:
+        self.k1, self.b, self.weight, self.context_weight = k1, b, weight, context_weight
+
+    def _context(self, c: Candidates) -> np.ndarray | None:
+        """Per fact, 1.0 where the line before it is visible to this reader, else 0."""
+        if not self.context_weight:
+            return None
+        prev = c.index.prev
+        has = prev >= 0
+        if not has.any():
+            return None
+        seen = np.zeros(len(prev), dtype=np.float32)
+        seen[has] = c.mask[prev[has]]
+        return seen if seen.any() else None
 
     def scores(self, query: str, pool: Sequence[Candidates]) -> list[np.ndarray]:
         terms = list(dict.fromkeys(tokenize(query)))
@@ -51,7 +72,17 @@ class BM25:
         n_docs = sum(int(c.mask.sum()) for c in pool)
         if not terms or not n_docs:
             return out
-        total_len = sum(float(c.index.lengths[c.mask].sum()) for c in pool)
+        w = self.context_weight
+        contexts = [self._context(c) for c in pool]
+        lengths = []
+        for c, ctx in zip(pool, contexts, strict=True):
+            own = c.index.lengths
+            if ctx is None:
+                lengths.append(own)
+            else:
+                before = np.where(c.index.prev >= 0, own[c.index.prev], 0.0)
+                lengths.append(own + w * ctx * before)
+        total_len = sum(float(ln[c.mask].sum()) for c, ln in zip(pool, lengths, strict=True))
         avgdl = max(total_len / n_docs, 1e-9)
         df = dict.fromkeys(terms, 0)
         for c in pool:
@@ -60,16 +91,29 @@ class BM25:
                 if p is not None:
                     df[t] += int(c.mask[p[0]].sum())
         k1, b = self.k1, self.b
-        for c, acc in zip(pool, out, strict=True):
+        for c, acc, ctx, ln in zip(pool, out, contexts, lengths, strict=True):
+            matched = np.zeros(len(c.index), dtype=bool)
+            norm = k1 * (1.0 - b + b * ln / avgdl)
             for t in terms:
                 p = c.index.postings.get(t)
                 if p is None or not df[t]:
                     continue
                 idf = math.log(1.0 + (n_docs - df[t] + 0.5) / (df[t] + 0.5))
                 idx, tf = p
-                norm = k1 * (1.0 - b + b * c.index.lengths[idx] / avgdl)
-                np.add.at(acc, idx, idf * tf * (k1 + 1.0) / (tf + norm))
-            acc[~c.mask] = 0.0
+                matched[idx] = True
+                if ctx is None:
+                    np.add.at(acc, idx, idf * tf * (k1 + 1.0) / (tf + norm[idx]))
+                    continue
+                # this term's frequency in each fact, plus w x its frequency in the line before
+                freq = np.zeros(len(c.index), dtype=np.float32)
+                freq[idx] = tf
+                after = c.index.next[idx]
+                has = after >= 0
+                np.add.at(freq, after[has], w * tf[has] * ctx[after[has]])
+                rows = np.flatnonzero(freq)
+                f = freq[rows]
+                acc[rows] += idf * f * (k1 + 1.0) / (f + norm[rows])
+            acc[~(c.mask & matched)] = 0.0
         return out
 
 

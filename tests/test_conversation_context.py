@@ -1,0 +1,120 @@
+"""A line of a conversation is read with the line before it (keyword ranking only), and that
+context never crosses what the reader may see."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from confidante import Context, Memory
+from confidante.config import Settings
+
+from conftest import ALICE, OWNER
+
+QUESTION = "how was the camping trip with the kids?"
+REPLY = "we roasted marshmallows and told stories"
+OTHER = "I roasted coffee beans and told my boss"
+QUERY = "what did they roast on the camping trip? stories"
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2024, 3, 1, 12, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def cmem(backend: str, key: bytes, clock: Clock) -> Iterator[Memory]:
+    m = Memory.open(backend, owner_ids=[OWNER], master_key=key, clock=clock, settings=Settings())
+    yield m
+    m.close()
+
+
+def bm25_of(mem: Memory, ctx: Context, query: str, fact_id: str) -> float:
+    for h in mem.recall(ctx, query, k=50):
+        if h.fact.id == fact_id:
+            return h.scores["bm25"]
+    return 0.0
+
+
+def test_a_reply_is_found_by_the_question_before_it(cmem: Memory, clock: Clock) -> None:
+    ctx = Context.dm(ALICE)
+    _, reply = cmem.remember_many(ctx, [QUESTION, REPLY])
+    clock.now += timedelta(days=3)  # a different conversation
+    other = cmem.remember(ctx, OTHER)
+    # Both match "roast" and "stories" alike; only the reply answers a camping question.
+    assert bm25_of(cmem, ctx, QUERY, reply.id) > bm25_of(cmem, ctx, QUERY, other.id)
+    assert cmem.recall(ctx, QUERY)[0].fact.id in {reply.id, cmem.list(ctx)[-1].id}
+
+
+def test_lines_stay_in_order_and_gaps_break_the_conversation(cmem: Memory, clock: Clock) -> None:
+    ctx = Context.dm(ALICE)
+    texts = [f"line number {i} about gardening" for i in range(40)]
+    facts = cmem.remember_many(ctx, texts)
+    assert [f.text for f in sorted(cmem.list(ctx), key=lambda f: f.id)] == texts
+    assert [f.id for f in facts] == sorted(f.id for f in facts)
+    # Written an hour later: not the same conversation, so no context from the question.
+    clock.now += timedelta(hours=1)
+    q = cmem.remember(ctx, QUESTION)
+    clock.now += timedelta(hours=1)
+    late = cmem.remember(ctx, REPLY)
+    clock.now += timedelta(minutes=5)
+    cmem.remember(ctx, QUESTION)
+    clock.now += timedelta(minutes=5)
+    soon = cmem.remember(ctx, REPLY)
+    assert q.id != late.id
+    assert bm25_of(cmem, ctx, QUERY, soon.id) > bm25_of(cmem, ctx, QUERY, late.id)
+
+
+def test_context_never_makes_a_hit(cmem: Memory) -> None:
+    ctx = Context.dm(ALICE)
+    _, reply = cmem.remember_many(ctx, [QUESTION, REPLY])
+    # The reply shares no keyword with "camping trip kids": context alone must not score it.
+    assert bm25_of(cmem, ctx, "camping trip kids", reply.id) == 0.0
+
+
+def test_an_expired_line_lends_no_context(cmem: Memory, clock: Clock) -> None:
+    """Two users say the same reply; for one it answered the camping question, which then
+    expires. Once it has, both replies must score exactly alike."""
+    first = {}
+    for user, before in (("discord:601", QUESTION), ("discord:602", "unrelated words here")):
+        ctx = Context.dm(user)
+        cmem.remember(ctx, before, ttl=timedelta(minutes=2))
+        clock.now += timedelta(seconds=30)
+        reply = cmem.remember(ctx, REPLY)
+        first[user] = (reply.id, bm25_of(cmem, ctx, QUERY, reply.id))
+        clock.now += timedelta(seconds=30)
+    assert first["discord:601"][1] > first["discord:602"][1]  # context while it lives
+    clock.now += timedelta(minutes=5)
+    for user in first:  # the question's words stay in use elsewhere, another day
+        cmem.remember(Context.dm(user), "packing list for the camping trip")
+    after = {u: bm25_of(cmem, Context.dm(u), QUERY, rid) for u, (rid, _) in first.items()}
+    assert after["discord:601"] == after["discord:602"] > 0.0
+
+
+def test_context_never_crosses_origins(cmem: Memory, clock: Clock) -> None:
+    """The owner's private note about a user sits in that user's partition, written a minute
+    before the user's own line; it must not change how the line ranks for them, by a hair.
+    Two users with the same lines, one with the owner's note: identical scores."""
+    scores = []
+    for user, note in (("discord:501", False), ("discord:502", True)):
+        if note:
+            cmem.remember(
+                Context.dm(OWNER), "surprise camping trip, roast dinner", namespace=f"user:{user}"
+            )
+        clock.now += timedelta(minutes=1)
+        line = cmem.remember(Context.dm(user), REPLY)
+        clock.now += timedelta(seconds=20)
+        cmem.remember(Context.dm(user), "the kids told stories at school")
+        scores.append(bm25_of(cmem, Context.dm(user), QUERY, line.id))
+        clock.now += timedelta(days=1)
+    assert scores[0] == scores[1] > 0.0
