@@ -118,3 +118,18 @@ def test_context_never_crosses_origins(cmem: Memory, clock: Clock) -> None:
         scores.append(bm25_of(cmem, Context.dm(user), QUERY, line.id))
         clock.now += timedelta(days=1)
     assert scores[0] == scores[1] > 0.0
+
+
+def test_a_forgotten_line_lends_no_context(cmem: Memory, clock: Clock) -> None:
+    scores = {}
+    for user, forget in (("discord:701", True), ("discord:702", False)):
+        ctx = Context.dm(user)
+        question = cmem.remember(ctx, QUESTION if forget else "unrelated words here")
+        clock.now += timedelta(seconds=30)
+        reply = cmem.remember(ctx, REPLY)
+        clock.now += timedelta(seconds=30)
+        cmem.forget(ctx, question.id)
+        cmem.remember(ctx, "packing list for the camping trip")
+        scores[user] = bm25_of(cmem, ctx, QUERY, reply.id)
+        clock.now += timedelta(days=1)
+    assert scores["discord:701"] == scores["discord:702"] > 0.0

