@@ -22,6 +22,7 @@ from .policy import Grant, PartitionRef
 _WORD = re.compile(r"\w+", re.UNICODE)
 _ENGLISH = snowballstemmer.stemmer("english")
 _STEMMER_LOCK = threading.Lock()
+_LONGEST_STEMMED = 40  # longer "words" (hashes, base64, URLs) are kept as they are
 STOPWORDS = frozenset(
     {
         "a",
@@ -105,7 +106,7 @@ def tokenize(text: str) -> list[str]:
     for w in _WORD.findall(text.lower()):
         if w in STOPWORDS:
             continue
-        out.append(stem(w))
+        out.append(stem(w) if len(w) <= _LONGEST_STEMMED else w)  # keep the cache small
     return out
 
 
@@ -130,19 +131,15 @@ _NEVER = np.iinfo(np.int64).max
 CONVERSATION_GAP_MS = 30 * 60 * 1000
 
 
-def previous_lines(facts: list[IndexedFact]) -> np.ndarray:
-    """For each fact (in written order), the row of the line before it in the same
-    conversation, or -1. Same origin and author means the same visibility under every grant,
-    so a line's context can never come from a fact its reader may not see."""
-    prev = np.full(len(facts), -1, dtype=np.int64)
-    last: dict[tuple[OriginKind, str | None, str | None], int] = {}
-    for i, f in enumerate(facts):
-        key = (f.origin_kind, f.origin_key, f.author_key)
-        j = last.get(key)
-        if j is not None and 0 <= f.created_ms - facts[j].created_ms <= CONVERSATION_GAP_MS:
-            prev[i] = j
-        last[key] = i
-    return prev
+def conversation_keys(facts: list[IndexedFact]) -> np.ndarray:
+    """One small integer per (origin, author): facts that may form one conversation. Same
+    origin means the same visibility under every grant."""
+    keys: dict[tuple[OriginKind, str | None, str | None], int] = {}
+    return np.fromiter(
+        (keys.setdefault((f.origin_kind, f.origin_key, f.author_key), len(keys)) for f in facts),
+        np.int64,
+        len(facts),
+    )
 
 
 @dataclass
@@ -154,8 +151,10 @@ class PartitionIndex:
     postings: dict[str, tuple[np.ndarray, np.ndarray]] = field(init=False)
     created: np.ndarray = field(init=False)
     expires: np.ndarray = field(init=False)
-    prev: np.ndarray = field(init=False)  # the line before, in the same conversation, or -1
-    next: np.ndarray = field(init=False)  # the line after, or -1
+    conversation: np.ndarray = field(init=False)  # conversation_keys, per fact
+    _by_conversation: np.ndarray = field(init=False)  # rows by conversation, then written order
+    _lines: dict[bytes, tuple[np.ndarray, np.ndarray]] = field(init=False, default_factory=dict)
+    _lines_lock: threading.Lock = field(init=False, default_factory=threading.Lock)
     _masks: dict[Grant, np.ndarray] = field(init=False, default_factory=dict)
     extras: dict[str, object] = field(init=False, default_factory=dict)  # other rankers' data
 
@@ -181,10 +180,32 @@ class PartitionIndex:
             np.int64,
             len(self.facts),
         )
-        self.prev = previous_lines(self.facts)
-        self.next = np.full(len(self.facts), -1, dtype=np.int64)
-        linked = np.flatnonzero(self.prev >= 0)
-        self.next[self.prev[linked]] = linked
+        self.conversation = conversation_keys(self.facts)
+        self._by_conversation = np.lexsort((np.arange(len(self.facts)), self.conversation))
+
+    def lines(self, visible: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Among the `visible` facts only, each one's previous and next line in its
+        conversation (-1 for none). Computed per reader, so a fact they may not see (or that
+        expired) neither lends context nor breaks a link: it is as if it had never been."""
+        key = np.packbits(visible).tobytes()
+        cached = self._lines.get(key)
+        if cached is not None:
+            return cached
+        prev = np.full(len(self.facts), -1, dtype=np.int64)
+        nxt = np.full(len(self.facts), -1, dtype=np.int64)
+        rows = self._by_conversation[visible[self._by_conversation]]
+        if len(rows) > 1:
+            a, b = rows[:-1], rows[1:]
+            same = (self.conversation[a] == self.conversation[b]) & (
+                self.created[b] - self.created[a] <= CONVERSATION_GAP_MS
+            )
+            prev[b[same]] = a[same]
+            nxt[a[same]] = b[same]
+        with self._lines_lock:
+            if len(self._lines) >= 8:  # a few readers' views per partition
+                self._lines.pop(next(iter(self._lines)))
+            self._lines[key] = (prev, nxt)
+        return prev, nxt
 
     def extend_expiry(self, ids: set[str], expires_ms: int) -> None:
         """Refresh-on-read: push cached expiries forward like the store just did."""

@@ -39,49 +39,40 @@ class BM25:
     """Okapi BM25 with corpus statistics over the *visible* facts only, so what a context
     may not see cannot even shift the scores of what it may.
 
-    A line of a conversation is read with the line before it (`PartitionIndex.prev`): that
-    line's terms count at `context_weight` of their frequency, so a reply ("yes, we roasted
-    marshmallows!") is found by the question it answers. Context only re-ranks: a fact must
-    match a query term itself to score, and a line before that the reader may not see (or
-    that expired) adds nothing. Measured on LoCoMo (benchmarks/locomo.py): turn
-    recall_all@10 0.602 -> 0.639 at 0.3, session recall_any@5 0.920 -> 0.926."""
+    A line of a conversation is read with the line before it (`PartitionIndex.lines`, over
+    the facts this reader may see): that line's terms count at `context_weight` of their
+    frequency, so a reply ("yes, we roasted marshmallows!") is found by the question it
+    answers. Context only re-ranks: a fact must match a query term itself to score. Measured
+    on LoCoMo (benchmarks/locomo.py): turn recall_all@10 0.602 -> 0.637 at 0.3."""
 
     name = "bm25"
     floor = 0.0  # any keyword match is relevant
+    max_terms = 64  # a query's first 64 distinct terms; more only costs time
 
     def __init__(
         self, k1: float = 1.2, b: float = 0.75, weight: float = 0.5, context_weight: float = 0.3
     ) -> None:
         self.k1, self.b, self.weight, self.context_weight = k1, b, weight, context_weight
 
-    def _context(self, c: Candidates) -> np.ndarray | None:
-        """Per fact, 1.0 where the line before it is visible to this reader, else 0."""
-        if not self.context_weight:
-            return None
-        prev = c.index.prev
-        has = prev >= 0
-        if not has.any():
-            return None
-        seen = np.zeros(len(prev), dtype=np.float32)
-        seen[has] = c.mask[prev[has]]
-        return seen if seen.any() else None
-
     def scores(self, query: str, pool: Sequence[Candidates]) -> list[np.ndarray]:
-        terms = list(dict.fromkeys(tokenize(query)))
+        terms = list(dict.fromkeys(tokenize(query)))[: self.max_terms]
         out = [np.zeros(len(c.index), dtype=np.float32) for c in pool]
         n_docs = sum(int(c.mask.sum()) for c in pool)
         if not terms or not n_docs:
             return out
         w = self.context_weight
-        contexts = [self._context(c) for c in pool]
+        # per partition: the next visible line of each fact (or None), and lengths with context
+        nexts: list[np.ndarray | None] = []
         lengths = []
-        for c, ctx in zip(pool, contexts, strict=True):
+        for c in pool:
             own = c.index.lengths
-            if ctx is None:
+            prev, nxt = c.index.lines(c.mask) if w else (None, None)
+            if prev is None or nxt is None or not (prev >= 0).any():
+                nexts.append(None)
                 lengths.append(own)
             else:
-                before = np.where(c.index.prev >= 0, own[c.index.prev], 0.0)
-                lengths.append(own + w * ctx * before)
+                nexts.append(nxt)
+                lengths.append(own + w * np.where(prev >= 0, own[prev], 0.0))
         total_len = sum(float(ln[c.mask].sum()) for c, ln in zip(pool, lengths, strict=True))
         avgdl = max(total_len / n_docs, 1e-9)
         df = dict.fromkeys(terms, 0)
@@ -91,9 +82,8 @@ class BM25:
                 if p is not None:
                     df[t] += int(c.mask[p[0]].sum())
         k1, b = self.k1, self.b
-        for c, acc, ctx, ln in zip(pool, out, contexts, lengths, strict=True):
+        for c, acc, nxt, ln in zip(pool, out, nexts, lengths, strict=True):
             matched = np.zeros(len(c.index), dtype=bool)
-            norm = k1 * (1.0 - b + b * ln / avgdl)
             for t in terms:
                 p = c.index.postings.get(t)
                 if p is None or not df[t]:
@@ -101,18 +91,17 @@ class BM25:
                 idf = math.log(1.0 + (n_docs - df[t] + 0.5) / (df[t] + 0.5))
                 idx, tf = p
                 matched[idx] = True
-                if ctx is None:
-                    np.add.at(acc, idx, idf * tf * (k1 + 1.0) / (tf + norm[idx]))
-                    continue
-                # this term's frequency in each fact, plus w x its frequency in the line before
-                freq = np.zeros(len(c.index), dtype=np.float32)
-                freq[idx] = tf
-                after = c.index.next[idx]
-                has = after >= 0
-                np.add.at(freq, after[has], w * tf[has] * ctx[after[has]])
-                rows = np.flatnonzero(freq)
-                f = freq[rows]
-                acc[rows] += idf * f * (k1 + 1.0) / (f + norm[rows])
+                after = nxt[idx] if nxt is not None else None
+                if after is None or not (after >= 0).any():
+                    rows, freq = idx, tf
+                else:  # this term's count in each fact + w x its count in the line before
+                    has = after >= 0
+                    rows = np.union1d(idx, after[has])
+                    freq = np.zeros(len(rows), dtype=np.float32)
+                    freq[np.searchsorted(rows, idx)] += tf
+                    np.add.at(freq, np.searchsorted(rows, after[has]), w * tf[has])
+                norm = k1 * (1.0 - b + b * ln[rows] / avgdl)
+                np.add.at(acc, rows, idf * freq * (k1 + 1.0) / (freq + norm))
             acc[~(c.mask & matched)] = 0.0
         return out
 

@@ -17,18 +17,24 @@ _MONTHS = (
 _MONTH = "|".join([*_MONTHS, *(m[:3] for m in _MONTHS if m != "may"), "sept"])
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"((?:19|20)\d\d)"
-_DAY_MONTH_YEAR = re.compile(rf"\b{_DAY}\s+(?:of\s+)?({_MONTH})\.?,?\s+{_YEAR}\b", re.I)
-_MONTH_DAY_YEAR = re.compile(rf"\b({_MONTH})\.?\s+{_DAY},?\s+{_YEAR}\b", re.I)
-_ISO_DAY = re.compile(r"\b((?:19|20)\d\d)-(\d\d)-(\d\d)\b")
-_MONTH_YEAR = re.compile(rf"\b({_MONTH})\.?,?\s+(?:of\s+)?{_YEAR}\b", re.I)
-# a bare year, not part of a number, phone, time or code ("555-2023", "20:23", "v2023.1")
-_YEAR_ONLY = re.compile(rf"(?<![\w\-/:.]){_YEAR}(?![\w\-/:]|\.\d)")
+# ASCII only: digits and letters from other scripts (or the long s, U+017F, which re.I
+# folds to "s") are not dates, and must not reach int() or the month table.
+_FLAGS = re.IGNORECASE | re.ASCII
+_DAY_MONTH_YEAR = re.compile(rf"\b{_DAY}\s+(?:of\s+)?({_MONTH})\.?,?\s+{_YEAR}\b", _FLAGS)
+_MONTH_DAY_YEAR = re.compile(rf"\b({_MONTH})\.?\s+{_DAY},?\s+{_YEAR}\b", _FLAGS)
+_ISO_DAY = re.compile(r"\b((?:19|20)\d\d)[-/](\d\d)[-/](\d\d)(?:\b|(?=T\d))", re.ASCII)
+_MONTH_YEAR = re.compile(rf"\b({_MONTH})\.?,?\s+(?:of\s+)?{_YEAR}\b", _FLAGS)
+# A bare year only after a word that makes it one ("in 2022", "during 2021", "early 2023"):
+# "I paid 2000 dollars" or "ran 2025 meters" name no year; nor do "555-2023" or "20:23".
+_YEAR_ONLY = re.compile(
+    rf"\b(?:in|during|of|throughout|year|early|late|mid)[\s-]+{_YEAR}(?![\w\-/:]|\.\d)", _FLAGS
+)
 
 Window = tuple[datetime, datetime]  # [start, end), UTC
 
 
 def _month(name: str) -> int:
-    return [m[:3] for m in _MONTHS].index(name.lower()[:3]) + 1
+    return [m[:3] for m in _MONTHS].index(name.lower()[:3]) + 1  # ASCII: always found
 
 
 def _day(y: int, m: int, d: int) -> Window | None:
