@@ -142,6 +142,15 @@ def conversation_keys(facts: list[IndexedFact]) -> np.ndarray:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Lines:
+    """One reader's view of the conversations in a partition (see `PartitionIndex.lines`)."""
+
+    prev: np.ndarray  # row of the line before, or -1
+    next: np.ndarray  # row of the line after, or -1
+    before: np.ndarray  # term count of the line before (0 if none)
+
+
 @dataclass
 class PartitionIndex:
     ref: PartitionRef
@@ -153,7 +162,7 @@ class PartitionIndex:
     expires: np.ndarray = field(init=False)
     conversation: np.ndarray = field(init=False)  # conversation_keys, per fact
     _by_conversation: np.ndarray = field(init=False)  # rows by conversation, then written order
-    _lines: dict[bytes, tuple[np.ndarray, np.ndarray]] = field(init=False, default_factory=dict)
+    _lines: dict[bytes, Lines | None] = field(init=False, default_factory=dict)
     _lines_lock: threading.Lock = field(init=False, default_factory=threading.Lock)
     _masks: dict[Grant, np.ndarray] = field(init=False, default_factory=dict)
     extras: dict[str, object] = field(init=False, default_factory=dict)  # other rankers' data
@@ -183,29 +192,34 @@ class PartitionIndex:
         self.conversation = conversation_keys(self.facts)
         self._by_conversation = np.lexsort((np.arange(len(self.facts)), self.conversation))
 
-    def lines(self, visible: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def lines(self, visible: np.ndarray) -> Lines | None:
         """Among the `visible` facts only, each one's previous and next line in its
-        conversation (-1 for none). Computed per reader, so a fact they may not see (or that
-        expired) neither lends context nor breaks a link: it is as if it had never been."""
+        conversation; None when no two visible facts are lines of one conversation. Computed
+        per reader, so a fact they may not see (or that expired) neither lends context nor
+        breaks a link: it is as if it had never been. Cached for a few readers' views."""
         key = np.packbits(visible).tobytes()
-        cached = self._lines.get(key)
-        if cached is not None:
-            return cached
-        prev = np.full(len(self.facts), -1, dtype=np.int64)
-        nxt = np.full(len(self.facts), -1, dtype=np.int64)
+        if key in self._lines:
+            return self._lines[key]
         rows = self._by_conversation[visible[self._by_conversation]]
+        found = None
         if len(rows) > 1:
             a, b = rows[:-1], rows[1:]
             same = (self.conversation[a] == self.conversation[b]) & (
                 self.created[b] - self.created[a] <= CONVERSATION_GAP_MS
             )
-            prev[b[same]] = a[same]
-            nxt[a[same]] = b[same]
+            if same.any():
+                prev = np.full(len(self.facts), -1, dtype=np.int64)
+                nxt = np.full(len(self.facts), -1, dtype=np.int64)
+                prev[b[same]] = a[same]
+                nxt[a[same]] = b[same]
+                before = np.zeros(len(self.facts), dtype=np.float32)
+                before[b[same]] = self.lengths[a[same]]
+                found = Lines(prev, nxt, before)
         with self._lines_lock:
-            if len(self._lines) >= 8:  # a few readers' views per partition
+            if len(self._lines) >= 8:
                 self._lines.pop(next(iter(self._lines)))
-            self._lines[key] = (prev, nxt)
-        return prev, nxt
+            self._lines[key] = found
+        return found
 
     def extend_expiry(self, ids: set[str], expires_ms: int) -> None:
         """Refresh-on-read: push cached expiries forward like the store just did."""

@@ -61,18 +61,11 @@ class BM25:
         if not terms or not n_docs:
             return out
         w = self.context_weight
-        # per partition: the next visible line of each fact (or None), and lengths with context
-        nexts: list[np.ndarray | None] = []
-        lengths = []
-        for c in pool:
-            own = c.index.lengths
-            prev, nxt = c.index.lines(c.mask) if w else (None, None)
-            if prev is None or nxt is None or not (prev >= 0).any():
-                nexts.append(None)
-                lengths.append(own)
-            else:
-                nexts.append(nxt)
-                lengths.append(own + w * np.where(prev >= 0, own[prev], 0.0))
+        views = [c.index.lines(c.mask) if w else None for c in pool]
+        lengths = [
+            c.index.lengths if v is None else c.index.lengths + w * v.before
+            for c, v in zip(pool, views, strict=True)
+        ]
         total_len = sum(float(ln[c.mask].sum()) for c, ln in zip(pool, lengths, strict=True))
         avgdl = max(total_len / n_docs, 1e-9)
         df = dict.fromkeys(terms, 0)
@@ -82,8 +75,9 @@ class BM25:
                 if p is not None:
                     df[t] += int(c.mask[p[0]].sum())
         k1, b = self.k1, self.b
-        for c, acc, nxt, ln in zip(pool, out, nexts, lengths, strict=True):
-            matched = np.zeros(len(c.index), dtype=bool)
+        for c, acc, view, ln in zip(pool, out, views, lengths, strict=True):
+            n = len(c.index)
+            matched = np.zeros(n, dtype=bool)
             for t in terms:
                 p = c.index.postings.get(t)
                 if p is None or not df[t]:
@@ -91,19 +85,34 @@ class BM25:
                 idf = math.log(1.0 + (n_docs - df[t] + 0.5) / (df[t] + 0.5))
                 idx, tf = p
                 matched[idx] = True
-                after = nxt[idx] if nxt is not None else None
-                if after is None or not (after >= 0).any():
-                    rows, freq = idx, tf
-                else:  # this term's count in each fact + w x its count in the line before
+                rows, freq = idx, tf
+                if view is not None:  # + w x this term's count in the line before
+                    after = view.next[idx]
                     has = after >= 0
-                    rows = np.union1d(idx, after[has])
-                    freq = np.zeros(len(rows), dtype=np.float32)
-                    freq[np.searchsorted(rows, idx)] += tf
-                    np.add.at(freq, np.searchsorted(rows, after[has]), w * tf[has])
+                    if has.any():
+                        rows, freq = _with_context(n, idx, tf, after[has], w * tf[has])
                 norm = k1 * (1.0 - b + b * ln[rows] / avgdl)
-                np.add.at(acc, rows, idf * freq * (k1 + 1.0) / (freq + norm))
+                acc[rows] += idf * freq * (k1 + 1.0) / (freq + norm)  # rows are distinct
             acc[~(c.mask & matched)] = 0.0
         return out
+
+
+def _with_context(
+    n: int, rows: np.ndarray, counts: np.ndarray, ctx_rows: np.ndarray, ctx_counts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Sum two sparse count vectors over n facts (each with distinct rows): a dense pass for
+    common terms, a sorted merge for rare ones."""
+    if 8 * (len(rows) + len(ctx_rows)) > n:
+        dense = np.zeros(n, dtype=np.float32)
+        dense[rows] = counts
+        dense[ctx_rows] += ctx_counts
+        out = np.flatnonzero(dense)
+        return out, dense[out]
+    out = np.union1d(rows, ctx_rows)
+    merged = np.zeros(len(out), dtype=np.float32)
+    merged[np.searchsorted(out, rows)] = counts
+    merged[np.searchsorted(out, ctx_rows)] += ctx_counts
+    return out, merged
 
 
 @dataclass(frozen=True, slots=True)
