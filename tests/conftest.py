@@ -3,6 +3,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from pathlib import Path
 from urllib.parse import quote
 
@@ -16,6 +17,19 @@ OWNER_TG = "telegram:7"
 ALICE = "discord:42"
 BOB = "discord:43"
 CAROL = "discord:44"
+
+
+class Clock:
+    """An injected clock (`Memory.open(..., clock=)`): tests move time by hand."""
+
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **kw: float) -> None:
+        self.now += timedelta(**kw)
 
 
 @pytest.fixture(autouse=True)

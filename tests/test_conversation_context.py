@@ -11,7 +11,7 @@ import pytest
 from confidante import Context, Memory
 from confidante.config import Settings
 
-from conftest import ALICE, OWNER
+from conftest import ALICE, OWNER, Clock
 
 QUESTION = "how was the camping trip with the kids?"
 REPLY = "we roasted marshmallows and told stories"
@@ -19,17 +19,9 @@ OTHER = "I roasted coffee beans and told stories"
 QUERY = "what did they roast on the camping trip? stories"
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2024, 3, 1, 12, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
 @pytest.fixture
 def clock() -> Clock:
-    return Clock()
+    return Clock(datetime(2024, 3, 1, 12, tzinfo=UTC))
 
 
 @pytest.fixture

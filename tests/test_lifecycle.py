@@ -15,25 +15,14 @@ from confidante.crypto import key_file_for, new_key, open_sealed, read_key_file
 from confidante.keyring import fact_aad
 from confidante.lifecycle import pending_key_file, restore, rotate_key_file
 
-from conftest import ALICE, BOB, OWNER
+from conftest import ALICE, BOB, OWNER, Clock
 
 T0 = datetime(2026, 1, 10, 12, 0, tzinfo=UTC)
 
 
-class Clock:
-    def __init__(self, now: datetime = T0) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, **kw: float) -> None:
-        self.now += timedelta(**kw)
-
-
 @pytest.fixture
 def clock() -> Clock:
-    return Clock()
+    return Clock(T0)
 
 
 @pytest.fixture

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from confidante import Context, Memory
 from confidante.config import Settings
 from confidante.when import windows
 
-from conftest import ALICE, BOB, OWNER
+from conftest import ALICE, BOB, OWNER, Clock
 
 
 def d(y: int, m: int, day: int) -> datetime:
@@ -49,25 +50,19 @@ def test_windows(query: str, expected: list) -> None:
     assert windows(query) == expected
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = d(2023, 5, 1)
-
-    def __call__(self) -> datetime:
-        return self.now
+@pytest.fixture
+def clock() -> Clock:
+    return Clock(d(2023, 5, 1))
 
 
 @pytest.fixture
-def cmem(backend: str, key: bytes) -> Memory:
-    clock = Clock()
+def cmem(backend: str, key: bytes, clock: Clock) -> Iterator[Memory]:
     m = Memory.open(backend, owner_ids=[OWNER], master_key=key, clock=clock, settings=Settings())
-    m.clock_for_test = clock  # type: ignore[attr-defined]
     yield m
     m.close()
 
 
-def test_recall_prefers_facts_remembered_on_the_named_day(cmem: Memory) -> None:
-    clock = cmem.clock_for_test  # type: ignore[attr-defined]
+def test_recall_prefers_facts_remembered_on_the_named_day(cmem: Memory, clock: Clock) -> None:
     ctx = Context.dm(ALICE)
     ids = {}
     for day in (2, 9, 16):
@@ -82,8 +77,7 @@ def test_recall_prefers_facts_remembered_on_the_named_day(cmem: Memory) -> None:
     assert cmem.recall(ctx, "hiking in May 2023")[0].fact.id == ids[16]  # all inside: newest
 
 
-def test_a_date_alone_matches_nothing_and_never_widens(cmem: Memory) -> None:
-    clock = cmem.clock_for_test  # type: ignore[attr-defined]
+def test_a_date_alone_matches_nothing_and_never_widens(cmem: Memory, clock: Clock) -> None:
     clock.now = d(2023, 5, 9)
     cmem.remember(Context.dm(ALICE), "Alice is allergic to peanuts")
     cmem.remember(Context.dm(BOB), "Bob's dentist appointment")
@@ -92,8 +86,7 @@ def test_a_date_alone_matches_nothing_and_never_widens(cmem: Memory) -> None:
     assert all("Bob" not in h.fact.text for h in hits)
 
 
-def test_dated_recall_on_a_real_file(tmp_path: Path, key: bytes) -> None:
-    clock = Clock()
+def test_dated_recall_on_a_real_file(tmp_path: Path, key: bytes, clock: Clock) -> None:
     settings = Settings(default_ttl_days=3650)  # the March fact must outlive August
     with Memory.open(
         tmp_path / "m.db", owner_ids=[OWNER], master_key=key, clock=clock, settings=settings
