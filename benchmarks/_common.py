@@ -10,10 +10,10 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-from confidante.index import IndexedFact, PartitionIndex
 from confidante.model import Fact, OriginKind, Scope
 from confidante.policy import Grant, PartitionRef
-from confidante.ranking import BM25, Candidates, Pipeline
+from confidante.recall.index import IndexedFact, PartitionIndex
+from confidante.recall.ranking import BM25, Candidates, Pipeline
 
 WORDS = (
     "tea coffee hiking paris berlin guitar piano dog cat birthday party dentist meeting "

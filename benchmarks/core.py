@@ -15,8 +15,8 @@ from pathlib import Path
 
 from _common import WORDS, Baseline, pct, sentences, timed
 from confidante import Context, Memory
-from confidante.crypto import new_key
-from confidante.ranking import BM25
+from confidante.recall.ranking import BM25
+from confidante.vault.crypto import new_key
 
 
 def main() -> None:

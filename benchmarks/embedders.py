@@ -54,10 +54,10 @@ WEIGHTS = tuple(round(w, 2) for w in np.linspace(0.0, 1.0, 21))
 SHORT_QUERY = "When did Caroline go to the support group?"
 
 try:
-    from confidante.embedding import load_embedder
+    from confidante.recall.embedding import load_embedder
 except ImportError:  # running from a checkout without an install
     sys.path.insert(0, str(REPO / "src"))
-    from confidante.embedding import load_embedder
+    from confidante.recall.embedding import load_embedder
 
 
 # ---------------------------------------------------------------- data
@@ -159,7 +159,7 @@ def words(text: str) -> list[str]:
 
 def engine_words(text: str) -> list[str]:
     """The keyword tokenizer confidante's own BM25 uses (stop words dropped)."""
-    from confidante.index import tokenize
+    from confidante.recall.index import tokenize
 
     return tokenize(text)
 
@@ -330,7 +330,7 @@ def cold_load_seconds(spec: str) -> float:
     else:
         load = (
             "sys.path.append(sys.argv[2])\n"
-            "from confidante.embedding import load_embedder\n"
+            "from confidante.recall.embedding import load_embedder\n"
             "load_embedder(sys.argv[1]).embed(['hello'])\n"
         )
     code = "import sys, time\nt = time.perf_counter()\n" + load + "print(time.perf_counter() - t)\n"

@@ -18,7 +18,7 @@ from pathlib import Path
 from _common import WORDS, Baseline, pct, sentences, timed
 from confidante import Context, Memory
 from confidante.config import Settings
-from confidante.crypto import new_key
+from confidante.vault.crypto import new_key
 
 ALICE = Context.dm("discord:42")
 

@@ -27,9 +27,9 @@ from pathlib import Path
 
 from confidante import Context, Memory
 from confidante.config import Settings
-from confidante.crypto import new_key
 from confidante.engine import default_rankers
-from confidante.ranking import BM25
+from confidante.recall.ranking import BM25
+from confidante.vault.crypto import new_key
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared/data/locomo/locomo10.json"
 

@@ -10,7 +10,7 @@ from urllib.parse import quote
 import pytest
 
 from confidante import Memory
-from confidante.crypto import new_key
+from confidante.vault.crypto import new_key
 
 OWNER = "discord:1"
 OWNER_TG = "telegram:7"

@@ -13,9 +13,9 @@ from typing import Any
 import uvicorn
 
 from confidante import Memory
-from confidante.dashboard.auth import set_password
-from confidante.http import AgentKeys, ServerSettings, create_app
-from confidante.http.schemas import ContextIn
+from confidante.config import ServerSettings
+from confidante.server import create_app
+from confidante.services.credentials import AgentKeys, set_password
 
 PASSWORD = "correct horse battery staple"
 
@@ -27,8 +27,7 @@ class Live:
     server: uvicorn.Server
 
     def token(self, name: str, pinned: dict[str, Any] | None = None) -> str:
-        pin = ContextIn.model_validate(pinned) if pinned is not None else None
-        return AgentKeys(self.mem).add(name, pin)
+        return AgentKeys(self.mem).add(name, pinned)
 
 
 @contextmanager

@@ -13,8 +13,9 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from confidante import Context, Memory
-from confidante.crypto import new_key
-from confidante.http import ServerSettings, create_app
+from confidante.config import ServerSettings
+from confidante.server import create_app
+from confidante.vault.crypto import new_key
 from surfaces_helpers import Live, live_server
 
 from conftest import ALICE, OWNER

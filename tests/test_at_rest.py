@@ -20,7 +20,7 @@ from confidante import (
     NotFound,
     WrongMasterKey,
 )
-from confidante.crypto import key_file_for, new_key
+from confidante.vault.crypto import key_file_for, new_key
 
 from conftest import ALICE, BOB, OWNER
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from confidante import Context, Memory
-from confidante.crypto import new_key
+from confidante.vault.crypto import new_key
 from surfaces_helpers import PASSWORD, Live, live_server
 
 from conftest import ALICE, BOB, OWNER

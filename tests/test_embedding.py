@@ -11,7 +11,7 @@ from importlib import resources
 import numpy as np
 import pytest
 
-from confidante.embedding import (
+from confidante.recall.embedding import (
     DEFAULT_EMBEDDER,
     EMBEDDER_NAMES,
     Embedder,
@@ -157,7 +157,7 @@ def test_missing_package_is_reported_before_work(monkeypatch: pytest.MonkeyPatch
 
 @pytest.mark.skipif(not HAS_MINILM, reason="onnxruntime or model not installed")
 def test_minilm_refuses_a_model_file_that_is_not_the_pinned_one(tmp_path) -> None:
-    from confidante.embedding.minilm import MiniLMInt8Embedder
+    from confidante.recall.embedding.minilm import MiniLMInt8Embedder
 
     fake = tmp_path / "model.onnx"
     fake.write_bytes(b"not the model")
@@ -168,7 +168,7 @@ def test_minilm_refuses_a_model_file_that_is_not_the_pinned_one(tmp_path) -> Non
 def test_loading_is_lazy() -> None:
     code = (
         "import sys\n"
-        "from confidante.embedding import load_embedder\n"
+        "from confidante.recall.embedding import load_embedder\n"
         "load_embedder('static'); load_embedder(None)\n"
         "print(sorted(m for m in ('onnxruntime', 'tokenizers') if m in sys.modules))\n"
     )
@@ -179,7 +179,7 @@ def test_loading_is_lazy() -> None:
 
 
 def test_vendored_files_carry_their_licence() -> None:
-    data = resources.files("confidante.embedding").joinpath("data")
+    data = resources.files("confidante.recall.embedding").joinpath("data")
     assert "Apache License" in data.joinpath("LICENSE").read_text(encoding="utf-8")
     notice = data.joinpath("NOTICE").read_text(encoding="utf-8")
     assert "all-MiniLM-L6-v2" in notice

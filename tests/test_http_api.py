@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from confidante import Memory
-from confidante.crypto import new_key
+from confidante.vault.crypto import new_key
 from surfaces_helpers import Live, live_server
 
 from conftest import ALICE, BOB, OWNER
@@ -108,7 +108,7 @@ def test_authentication_comes_before_parsing(live: Live) -> None:
 
 
 def test_revoked_key_stops_working_at_once(live: Live) -> None:
-    from confidante.http import AgentKeys
+    from confidante.services.credentials import AgentKeys
 
     token = live.token("short-lived")
     client = Api(live, token)
@@ -118,7 +118,7 @@ def test_revoked_key_stops_working_at_once(live: Live) -> None:
 
 
 def test_keys_store_only_a_hash(live: Live) -> None:
-    from confidante.http import AgentKeys
+    from confidante.services.credentials import AgentKeys
 
     token = live.token("hash-check")
     keys = {k.name: k for k in AgentKeys(live.mem).list()}
@@ -420,7 +420,7 @@ def test_cli_key_lifecycle_against_a_running_server(
     import typer
     from typer.testing import CliRunner
 
-    from confidante.cli_surfaces import register
+    from confidante.surfaces.cli.agents import register
 
     key = new_key()
     db = tmp_path / "memory.db"
@@ -462,7 +462,7 @@ def test_cli_key_lifecycle_against_a_running_server(
             app, ["dashboard", "set-password", "--password-stdin"], input="a long passphrase\n"
         )
         assert ok.exit_code == 0
-    from confidante.dashboard.auth import check_password
+    from confidante.services.credentials import check_password
 
     assert check_password(mem, "a long passphrase") and not check_password(mem, "short")
     mem.close()

@@ -11,9 +11,10 @@ import pytest
 
 from confidante import AccessDenied, Context, IntegrityError, Memory, NotFound, WrongMasterKey
 from confidante.config import Settings
-from confidante.crypto import key_file_for, new_key, open_sealed, read_key_file
-from confidante.keyring import fact_aad
-from confidante.lifecycle import pending_key_file, restore, rotate_key_file
+from confidante.services.lifecycle import restore, rotate_key_file
+from confidante.vault.crypto import key_file_for, new_key, open_sealed, read_key_file
+from confidante.vault.keyfile import pending_key_file
+from confidante.vault.keyring import fact_aad
 
 from conftest import ALICE, BOB, OWNER, Clock
 
@@ -120,7 +121,7 @@ def test_cleanup_merges_duplicates_keeping_newest_and_longest(tmem: Memory, cloc
 
 
 def test_cleanup_rescans_with_todays_detectors(tmem: Memory, monkeypatch) -> None:
-    import confidante.guard as guard
+    import confidante.privacy.guard as guard
 
     monkeypatch.setattr(guard, "classify", lambda text: [])  # yesterday's weaker detectors
     leaked = tmem.remember(Context.dm(ALICE), "my password is hunter2-correct-horse")
@@ -318,7 +319,7 @@ def test_rotation_crash_after_commit_recovers_new_key(db_path: Path) -> None:
     with Memory.open(db_path, owner_ids=[OWNER]) as m:
         f = m.remember(Context.dm(ALICE), "survives the crash")
         new = new_key()
-        from confidante.crypto import write_key_file
+        from confidante.vault.crypto import write_key_file
 
         write_key_file(pending_key_file(key_file_for(db_path)), new)
         m.rotate_master_key(new)  # committed, then the process dies before the rename

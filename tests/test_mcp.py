@@ -18,7 +18,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from confidante import Context, Memory
-from confidante.crypto import new_key
+from confidante.vault.crypto import new_key
 from surfaces_helpers import live_server
 
 from conftest import ALICE, BOB, OWNER
@@ -27,11 +27,7 @@ TOOLS = {"memory_write", "memory_search", "memory_get", "memory_forget", "memory
 
 
 def _mcp_command() -> list[str]:
-    """`confidante mcp` once cli.py registers the surfaces; the module entry until then."""
-    from confidante import cli
-
-    registered = any(c.name == "mcp" for c in cli.app.registered_commands)
-    return ["-m", "confidante", "mcp"] if registered else ["-m", "confidante.mcp_server"]
+    return ["-m", "confidante", "mcp"]
 
 
 @pytest.fixture

@@ -144,7 +144,7 @@ def test_audit_clean_and_dirty(mem: Memory, monkeypatch) -> None:
     assert report["ok"] is True and report["facts_checked"] == 1
     assert {c["name"] for c in report["checks"]} >= {"t3_data", "expiry", "plaintext_at_rest"}
 
-    import confidante.guard as guard
+    import confidante.privacy.guard as guard
 
     monkeypatch.setattr(guard, "classify", lambda text: [])  # an older, weaker detector
     bad = mem.remember(Context.dm(ALICE), "my password is Zebra-Crossing-991")
@@ -177,7 +177,7 @@ def test_audit_cli_exits_non_zero_on_findings(tmp_path: Path, key: bytes, monkey
     )
     assert ok.returncode == 0, ok.stderr
     assert json.loads(ok.stdout)["ok"] is True
-    import confidante.guard as guard
+    import confidante.privacy.guard as guard
 
     monkeypatch.setattr(guard, "classify", lambda text: [])
     with Memory.open(db, owner_ids=[OWNER], master_key=key) as m:

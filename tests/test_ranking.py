@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from confidante import Context, Memory
-from confidante.index import stem, tokenize
+from confidante.recall.index import stem, tokenize
 
 from conftest import ALICE, BOB, OWNER
 

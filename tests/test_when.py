@@ -10,7 +10,7 @@ import pytest
 
 from confidante import Context, Memory
 from confidante.config import Settings
-from confidante.when import windows
+from confidante.recall.when import windows
 
 from conftest import ALICE, BOB, OWNER, Clock
 

@@ -5,11 +5,13 @@ with Memory.open("memory.db", owner_ids=["discord:1"]) as mem:
     mem.remember(Context.dm("discord:42"), "I prefer tea")
 """
 
-from .engine import Memory
+from ._version import __version__
 from .errors import (
     AccessDenied,
     ConfidanteError,
+    ConfigError,
     EmptyText,
+    IdentifierRefused,
     IntegrityError,
     InvalidActor,
     InvalidContext,
@@ -18,20 +20,23 @@ from .errors import (
     MasterKeyError,
     MasterKeyMissing,
     NotFound,
+    PrivateDataRefused,
+    SchemaTooNew,
     StoreError,
     WrongMasterKey,
 )
+from .memory import Memory
 from .model import Context, Fact, Hit, Scope, Surface, Tier
-
-__version__ = "0.1.0"
 
 __all__ = [
     "AccessDenied",
     "ConfidanteError",
+    "ConfigError",
     "Context",
     "EmptyText",
     "Fact",
     "Hit",
+    "IdentifierRefused",
     "IntegrityError",
     "InvalidActor",
     "InvalidContext",
@@ -41,6 +46,8 @@ __all__ = [
     "MasterKeyMissing",
     "Memory",
     "NotFound",
+    "PrivateDataRefused",
+    "SchemaTooNew",
     "Scope",
     "StoreError",
     "Surface",

@@ -7,6 +7,7 @@ named by `CONFIDANTE_CONFIG` (or `~/.config/confidante/config.toml`), defaults.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -81,3 +82,18 @@ class Settings(BaseSettings):
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         toml = TomlConfigSettingsSource(settings_cls, toml_file=default_config_path())
         return (init_settings, env_settings, toml)
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """How `confidante serve` runs: shared by the API, the dashboard and MCP."""
+
+    host: str = "127.0.0.1"
+    port: int = 8765
+    cleanup_days: float = 7.0  # periodic cleanup interval; 0 turns it off
+    max_body_bytes: int = 1_048_576
+    mcp: bool = True
+    dashboard: bool = True
+    owner: str | None = None  # dashboard identity; default: the first configured owner id
+    session_hours: float = 12.0
+    elevated_minutes: float = 10.0  # how long an Owner Private unlock lasts

@@ -1,10 +1,9 @@
-"""`Memory`: the one entry point. It asks the policy, guards privacy, encrypts, stores,
-indexes and ranks.
+"""`Engine`: the core every operation goes through: policy -> privacy -> vault -> store -> recall.
 
 Every operation builds a viewer from the context, asks `policy` which partitions and
 origins it may touch, and only then loads (decrypts) data. Data a context may not see is
-never decrypted for it. Lifecycle work (cleanup, erasure, keys, backup) lives in
-`lifecycle.py`, the privacy audit in `audit.py`; both act through this class.
+never decrypted for it. Work done through the engine (cleanup, erasure, backup, audit, the
+prompt block) lives in `services/`; `confidante.Memory` is this engine plus those services.
 """
 
 from __future__ import annotations
@@ -17,11 +16,10 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
-from . import guard, policy
+from . import policy
 from .config import Settings
-from .crypto import key_file_for, new_key, parse_master_key, read_key_file, write_key_file
 from .errors import (
     AccessDenied,
     EmptyText,
@@ -31,15 +29,18 @@ from .errors import (
     MasterKeyMissing,
     NotFound,
 )
-from .index import IndexedFact, PartitionIndex
-from .keyring import Keyring
 from .model import Context, Fact, Hit, OriginKind, Scope, Tier, normalize_actor
 from .policy import PartitionRef, Viewer
-from .ranking import BM25, Candidates, Pipeline, Ranker
-from .records import open_fact, scope_of, seal_fact, to_ms
+from .privacy import guard
+from .recall.index import IndexedFact, PartitionIndex
+from .recall.ranking import BM25, Candidates, Pipeline, Ranker
 from .store import EventRow, FactRow, PartitionRow, Store
 from .store.postgres import PostgresStore, is_postgres_url
 from .store.sqlite import SQLiteStore
+from .vault.crypto import key_file_for, new_key, parse_master_key, read_key_file, write_key_file
+from .vault.keyfile import recover_key_file
+from .vault.keyring import Keyring
+from .vault.records import open_fact, scope_of, seal_fact, to_ms
 
 Clock = Callable[[], datetime]
 MAX_TEXT_CHARS = 20_000
@@ -56,8 +57,9 @@ def partition_ref(pid: str) -> PartitionRef:
     return PartitionRef(scope_of(pid), key)
 
 
-class Memory:
-    """Scoped, gated, encrypted memory. Open with `Memory.open(path)`."""
+class Engine:
+    """Scoped, gated, encrypted memory. Users open `confidante.Memory`, which adds the
+    services to this core."""
 
     def __init__(
         self,
@@ -88,7 +90,7 @@ class Memory:
         master_key: bytes | str | None = None,
         settings: Settings | None = None,
         clock: Clock | None = None,
-    ) -> Memory:
+    ) -> Self:
         """Open (creating if needed) a memory: a SQLite file path, or a `postgresql://` URL.
 
         The master key comes from the argument, else `CONFIDANTE_MASTER_KEY`, else the key
@@ -103,8 +105,6 @@ class Memory:
             key = resolve_master_key(None, master_key, settings)
             store = PostgresStore(target)
         else:
-            from .lifecycle import recover_key_file
-
             # finish or undo a key rotation that a crash interrupted
             recover_key_file(Path(target), key_file_path(Path(target), settings))
             key = resolve_master_key(Path(target), master_key, settings)
@@ -120,7 +120,7 @@ class Memory:
             self._indexes.clear()
             self.store.close()
 
-    def __enter__(self) -> Memory:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(
@@ -131,9 +131,15 @@ class Memory:
     ) -> None:
         self.close()
 
-    # -- helpers shared with lifecycle and audit -------------------------------------------------
+    # -- helpers shared with the services -------------------------------------------------------
     def now(self) -> datetime:
         return self.clock()
+
+    def first_owner(self) -> str | None:
+        """The first configured owner id (configuration order), or None when nobody is owner:
+        who the local tools and the dashboard act as."""
+        ordered = [o for o in self.settings.owner_ids if o in self.owners]
+        return ordered[0] if ordered else (min(self.owners) if self.owners else None)
 
     def viewer(self, ctx: Context, query: str = "") -> Viewer:
         if not isinstance(ctx, Context):
@@ -166,7 +172,7 @@ class Memory:
     def decrypt(self, row: FactRow) -> IndexedFact | None:
         """Open one stored row; None when its partition's key has been destroyed."""
         dk = self.keys.data_key(row.partition_id, row.scope, create=False)
-        return None if dk is None else open_fact(dk, row)
+        return None if dk is None else _indexed(dk, row)
 
     def reseal(self, row: FactRow, fact: Fact, vector: Any = None) -> FactRow:
         dk = self.keys.data_key(row.partition_id, row.scope, create=False)
@@ -331,7 +337,7 @@ class Memory:
         if dk is None:
             self._indexes.pop(row.id, None)
             return None
-        facts = [open_fact(dk, r) for r in self.store.facts_in(row.id)]
+        facts = [_indexed(dk, r) for r in self.store.facts_in(row.id)]
         index = PartitionIndex(partition_ref(row.id), row.version, facts)
         for r in self.pipeline.rankers:
             prepare = getattr(r, "prepare", None)
@@ -514,14 +520,7 @@ class Memory:
             ],
         }
 
-    # -- lifecycle and audit (implemented in their own modules) ----------------------------------
-    def cleanup(self, now: datetime | None = None, dry_run: bool = False) -> dict[str, Any]:
-        """The cleanup protocol: archive expired, purge past grace, re-scan, merge duplicates,
-        drop stale public patterns, compact, and log one line."""
-        from .lifecycle import cleanup
-
-        return cleanup(self, now=now, dry_run=dry_run)
-
+    # -- logs and keys kept by the store ----------------------------------
     def cleanup_history(self, ctx: Context | None = None, limit: int = 100) -> list[str]:
         """The kept log lines, newest first. They hold counts only; a given context must
         still be owner-private (adapters pass theirs)."""
@@ -529,53 +528,39 @@ class Memory:
             self.require_owner_private(ctx)
         return [line for _, line in self.store.cleanup_log(limit)]
 
-    def forget_subject(self, ctx: Context, actor: str) -> dict[str, int]:
-        """Erase everything about `actor` and destroy their keys (owner in private, or the
-        actor themselves in their own DM)."""
-        from .lifecycle import forget_subject
-
-        return forget_subject(self, ctx, actor)
-
-    def forget_guild(self, ctx: Context, guild: str) -> dict[str, int]:
-        """Erase a community's memory and destroy its key (the owner, in private)."""
-        from .lifecycle import forget_guild
-
-        return forget_guild(self, ctx, guild)
-
     def rotate_master_key(self, new_key: bytes | str) -> None:
         """Re-wrap every data key under a new master key; facts are not re-encrypted."""
         self.keys.rotate(new_key)
 
-    def backup(self, dest: str | os.PathLike[str]) -> Path:
-        """A consistent online copy of the database, still encrypted (SQLite)."""
-        from .lifecycle import backup
-
-        return backup(self, Path(dest))
-
-    def audit(self) -> dict[str, Any]:
-        """The privacy checklist over the whole store; `{"ok": bool, "findings": [...]}`."""
-        from .audit import audit
-
-        return audit(self)
-
-    def prompt_context(self, ctx: Context, query: str, max_tokens: int = 800) -> str:
-        """Identity block plus recalled facts grouped by pool, within `max_tokens`."""
-        from .prompt import prompt_context
-
-        return prompt_context(self, ctx, query, max_tokens=max_tokens)
-
 
 def default_rankers(settings: Settings) -> list[Ranker]:
     """Keyword ranking always; semantic ranking with the configured offline embedder."""
-    from .embedding import load_embedder
-    from .semantic import Semantic
+    from .recall.embedding import load_embedder
+    from .recall.semantic import Semantic
 
     name = None if settings.embedder == "default" else settings.embedder
     try:
         embedder = load_embedder(name)
     except ValueError:
-        raise InvalidInput("unknown embedder (see confidante.embedding.EMBEDDER_NAMES)") from None
+        raise InvalidInput(
+            "unknown embedder (see confidante.recall.embedding.EMBEDDER_NAMES)"
+        ) from None
     return [BM25()] if embedder is None else [BM25(), Semantic(embedder)]
+
+
+def _indexed(dk: bytes, row: FactRow) -> IndexedFact:
+    """Open a stored row into what recall indexes: the fact plus its keyed metadata."""
+    fact, vector = open_fact(dk, row)
+    return IndexedFact(
+        fact=fact,
+        origin_kind=OriginKind(row.origin_kind),
+        origin_key=row.origin_key,
+        author_key=row.author_key,
+        subject_key=row.subject_key,
+        created_ms=row.created_at,
+        expires_ms=row.expires_at,
+        vector=vector,
+    )
 
 
 def _day(ms: int) -> str:
@@ -658,4 +643,4 @@ def resolve_master_key(db: Path | None, explicit: bytes | str | None, settings: 
     return key
 
 
-__all__ = ["Memory", "resolve_master_key"]
+__all__ = ["Engine", "default_rankers", "key_file_path", "resolve_master_key"]

@@ -7,10 +7,11 @@ actor or context is refused where it enters, with a stable error code.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
+from typing import Any
 
 from .errors import InvalidActor, InvalidContext
 
@@ -94,6 +95,22 @@ class OriginKind(StrEnum):
     OWNER = "owner"
     DASHBOARD = "dashboard"
     BACKGROUND = "background"
+
+
+_SPEC_FIELDS: dict[str, frozenset[str]] = {
+    "dm": frozenset({"actor"}),
+    "guild_text": frozenset({"actor", "guild", "channel", "participants"}),
+    "guild_voice": frozenset({"actor", "guild", "channel", "participants"}),
+    "group_dm": frozenset({"actor", "chat", "participants"}),
+    "background": frozenset({"task"}),
+}
+
+
+def _need(spec: Mapping[str, Any], name: str) -> str:
+    value = spec.get(name)
+    if value is None:
+        raise InvalidContext(f"this surface needs {name}")
+    return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +209,36 @@ class Context:
     @classmethod
     def background(cls, task: str) -> Context:
         return cls(Surface.BACKGROUND, task=_check_id(task, "task"))
+
+    @classmethod
+    def from_spec(cls, spec: Mapping[str, Any]) -> Context:
+        """A context from its plain description, as an API body or a pinned agent key holds
+        it: `{"surface": "dm", "actor": ...}`, `{"surface": "guild_text", "actor", "guild",
+        "channel", "participants"}`, `{"surface": "group_dm", "actor", "chat", "participants"}`,
+        `{"surface": "background", "task"}`. Fields that do not belong to the surface are an
+        error, never ignored."""
+        surface = spec.get("surface")
+        fields = _SPEC_FIELDS.get(surface) if isinstance(surface, str) else None
+        if fields is None:
+            raise InvalidContext("this surface cannot be described by a context object")
+        for name in ("actor", "guild", "channel", "chat", "participants", "task"):
+            if name not in fields and spec.get(name):
+                raise InvalidContext(f"{name} does not belong to a {surface} context")
+        if surface == "background":
+            return cls.background(_need(spec, "task"))
+        actor = _need(spec, "actor")
+        if surface == "dm":
+            return cls.dm(actor)
+        people = tuple(spec.get("participants") or ())
+        if surface == "group_dm":
+            return cls.group_dm(actor, _need(spec, "chat"), participants=people)
+        return cls.guild(
+            actor,
+            _need(spec, "guild"),
+            channel=spec.get("channel"),
+            participants=people,
+            voice=surface == "guild_voice",
+        )
 
     def describe(self) -> str:
         """A short label for logs: the surface only, never an id."""

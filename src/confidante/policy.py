@@ -32,6 +32,12 @@ chats, kept apart from a guild that happens to share the id), "session"."""
 
 ANY = "*"  # origin key wildcard in grants
 
+# Surfaces an agent (a bearer token, a pinned MCP identity) may assert: what a chat adapter
+# sees. The owner-private flows (`owner_dashboard`, `local`) and the general inspector
+# belong to the owner's own tools.
+AGENT_SURFACES = frozenset(
+    {Surface.DM, Surface.GROUP_DM, Surface.GUILD_TEXT, Surface.GUILD_VOICE, Surface.BACKGROUND}
+)
 _GUILD_SURFACES = frozenset({Surface.GUILD_TEXT, Surface.GUILD_VOICE, Surface.GROUP_DM})
 _NO_SESSION_SURFACES = frozenset({Surface.DASHBOARD, Surface.BACKGROUND})
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from .errors import IdentifierRefused, PrivateDataRefused
-from .model import Scope
-from .privacy import IDENTIFIER_CATEGORIES, T3_CATEGORIES, classify, generalise, redact
+from ..errors import IdentifierRefused, PrivateDataRefused
+from ..model import Scope
+from . import IDENTIFIER_CATEGORIES, T3_CATEGORIES, classify, generalise, redact
 
 Mode = Literal["refuse", "redact"]
 

@@ -16,8 +16,8 @@ from functools import lru_cache
 import numpy as np
 import snowballstemmer
 
-from .model import Fact, OriginKind
-from .policy import Grant, PartitionRef
+from ..model import Fact, OriginKind
+from ..policy import Grant, PartitionRef
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _ENGLISH = snowballstemmer.stemmer("english")

@@ -8,14 +8,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import guard
-from .errors import ConfidanteError
-from .model import Scope
-from .records import scope_of
-from .store.sqlite import SQLiteStore
+from ..errors import ConfidanteError
+from ..model import Scope
+from ..privacy import guard
+from ..store.sqlite import SQLiteStore
+from ..vault.records import scope_of
 
 if TYPE_CHECKING:
-    from .engine import Memory
+    from ..engine import Engine
 
 CHECKS = {
     "t3_data": "no secrets or T3 data anywhere (re-scanned with today's detectors)",
@@ -26,7 +26,7 @@ CHECKS = {
 }
 
 
-def audit(mem: Memory) -> dict[str, Any]:
+def audit(mem: Engine) -> dict[str, Any]:
     findings: list[dict[str, Any]] = []
     needles: set[str] = set()
     facts_seen = 0

@@ -1,27 +1,38 @@
-"""Agent API keys: random bearer tokens, of which only a hash is kept (sealed in the store).
+"""Credentials the adapters check: agent API keys and the owner's dashboard password.
 
+Agent keys are random bearer tokens, of which only a hash is kept (sealed in the store).
 A token is 256 random bits, so a plain SHA-256 is enough to make the stored value useless
 (no salt or slow hash is needed for a non-guessable secret). The records live in one sealed
 meta value, encrypted under the master key, because a pinned identity holds a raw actor id.
 They are re-read on every check, so a key revoked from the CLI stops working at once, in
 every server process.
+
+The dashboard password is kept as a salted scrypt hash, also inside sealed meta.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import json
+import os
 import re
 import secrets
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..engine import Memory
-from ..errors import InvalidInput, NotFound
+from ..errors import AccessDenied, InvalidInput, NotFound
 from ..model import Context
-from .schemas import ContextIn
+from ..policy import AGENT_SURFACES
+
+if TYPE_CHECKING:
+    from ..engine import Engine
+
+AGENT_KEY_SCOPE = "confidante.agent_key"
+"""ASGI scope key under which the server's gate leaves the verified `AgentKey`."""
 
 TOKEN_PREFIX = "cf_"
 _META = "http.agent_keys"
@@ -33,10 +44,10 @@ class AgentKey:
     name: str
     token_hash: str
     created: str  # ISO 8601, UTC
-    pinned: dict[str, Any] | None = None  # a ContextIn spec; the identity MCP uses
+    pinned: dict[str, Any] | None = None  # a `Context.from_spec` spec; the identity MCP uses
 
     def pinned_context(self) -> Context | None:
-        return None if self.pinned is None else ContextIn.model_validate(self.pinned).to_context()
+        return None if self.pinned is None else agent_context(self.pinned)
 
     def describe(self, *, show_pinned: bool = False) -> dict[str, Any]:
         """For listings: never the hash. The pinned identity only for the owner's own CLI."""
@@ -52,7 +63,7 @@ def _hash(token: str) -> str:
 class AgentKeys:
     """Add, list, revoke and verify agent keys of one memory."""
 
-    def __init__(self, mem: Memory) -> None:
+    def __init__(self, mem: Engine) -> None:
         self.mem = mem
 
     def _load(self) -> list[AgentKey]:
@@ -65,18 +76,21 @@ class AgentKeys:
         payload = {"version": 1, "keys": [asdict(k) for k in keys]}
         self.mem.set_sealed_meta(_META, json.dumps(payload, separators=(",", ":")).encode())
 
-    def add(self, name: str, pinned: ContextIn | None = None) -> str:
-        """Create a key and return its token: the only time the token exists in clear."""
+    def add(self, name: str, pinned: Mapping[str, Any] | None = None) -> str:
+        """Create a key and return its token: the only time the token exists in clear.
+        `pinned` is a context spec (`Context.from_spec`) the key will always speak as."""
         if not _NAME_RE.match(name or ""):
             raise InvalidInput("an agent name is 1-64 letters, digits, '.', '_' or '-'")
+        spec = None
         if pinned is not None:
-            pinned.to_context()  # refuse a pin the API would refuse later
+            spec = {k: v for k, v in pinned.items() if v not in (None, "", [], ())}
+            agent_context(spec)  # refuse a pin the API would refuse later
         keys = self._load()
         if any(k.name == name for k in keys):
             raise InvalidInput("an agent key with that name exists", code="agent_key_exists")
         token = TOKEN_PREFIX + secrets.token_urlsafe(32)
         created = datetime.now(UTC).replace(microsecond=0).isoformat()
-        keys.append(AgentKey(name, _hash(token), created, pinned.spec() if pinned else None))
+        keys.append(AgentKey(name, _hash(token), created, spec))
         self._save(keys)
         return token
 
@@ -102,8 +116,58 @@ class AgentKeys:
         return found
 
 
-def bearer_token(authorization: str | None) -> str | None:
-    if not authorization:
-        return None
-    scheme, _, token = authorization.partition(" ")
-    return token.strip() if scheme.lower() == "bearer" else None
+def agent_context(spec: Mapping[str, Any]) -> Context:
+    """The context an agent asserts, refused when its surface is not one an agent may claim."""
+    if spec.get("surface") not in AGENT_SURFACES:
+        raise AccessDenied(
+            "surface_not_allowed",
+            "agent keys may assert only dm, group_dm, guild_text, guild_voice and "
+            "background contexts",
+        )
+    return Context.from_spec(spec)
+
+
+# --- the dashboard password ---
+
+PASSWORD_META = "dashboard.password"
+MIN_PASSWORD_CHARS = 10
+_SCRYPT = {"n": 2**15, "r": 8, "p": 1}  # ~32 MiB and ~0.1 s per guess
+_MAXMEM = 64 * 1024 * 1024
+
+
+def _scrypt(password: str, salt: bytes, n: int, r: int, p: int) -> bytes:
+    return hashlib.scrypt(
+        password.encode("utf-8", "surrogatepass"),
+        salt=salt,
+        n=n,
+        r=r,
+        p=p,
+        maxmem=_MAXMEM,
+        dklen=32,
+    )
+
+
+def set_password(mem: Engine, password: str) -> None:
+    if len(password) < MIN_PASSWORD_CHARS:
+        raise InvalidInput(f"the password needs at least {MIN_PASSWORD_CHARS} characters")
+    salt = os.urandom(16)
+    record = {
+        "v": 1,
+        **_SCRYPT,
+        "salt": base64.b64encode(salt).decode(),
+        "hash": base64.b64encode(_scrypt(password, salt, **_SCRYPT)).decode(),
+    }
+    mem.set_sealed_meta(PASSWORD_META, json.dumps(record).encode())
+
+
+def password_is_set(mem: Engine) -> bool:
+    return mem.sealed_meta(PASSWORD_META) is not None
+
+
+def check_password(mem: Engine, password: str) -> bool:
+    raw = mem.sealed_meta(PASSWORD_META)
+    if raw is None or not password or len(password) > 1024:
+        return False
+    rec = json.loads(raw)
+    digest = _scrypt(password, base64.b64decode(rec["salt"]), rec["n"], rec["r"], rec["p"])
+    return hmac.compare_digest(digest, base64.b64decode(rec["hash"]))

@@ -1,4 +1,4 @@
-"""Lifecycle: the cleanup protocol, real forgetting, master-key files, backup and restore.
+"""Lifecycle: the cleanup protocol, real forgetting, master-key rotation, backup and restore.
 
 Forgetting is real: rows are deleted with SQLite's secure_delete, the WAL is checkpointed
 and truncated, the file is vacuumed, and the partition's wrapped data key is destroyed, so
@@ -16,16 +16,19 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import guard, policy
-from .crypto import new_key, read_key_file, write_key_file
-from .errors import AccessDenied, ConfidanteError, InvalidInput, StoreError
-from .model import Context, OriginKind, Scope, community_id, normalize_actor
-from .records import scope_of, to_ms
-from .store import FactRow
-from .store.sqlite import SQLiteStore
+from .. import policy
+from ..errors import AccessDenied, ConfidanteError, InvalidInput, StoreError, WrongMasterKey
+from ..model import Context, OriginKind, Scope, community_id, normalize_actor
+from ..privacy import guard
+from ..store import FactRow
+from ..store.sqlite import SQLiteStore
+from ..vault.crypto import new_key, write_key_file
+from ..vault.keyfile import pending_key_file
+from ..vault.keyring import master_key_works
+from ..vault.records import scope_of, to_ms
 
 if TYPE_CHECKING:
-    from .engine import Memory
+    from ..engine import Engine
 
 NEAR_DUPLICATE_JACCARD = 0.9
 _WORDS = re.compile(r"\w+")
@@ -57,7 +60,7 @@ def _duplicates(facts: list[tuple[FactRow, str]]) -> list[list[FactRow]]:
     return [members for _, _, members in groups if len(members) > 1]
 
 
-def cleanup(mem: Memory, *, now: datetime | None = None, dry_run: bool = False) -> dict[str, Any]:
+def cleanup(mem: Engine, *, now: datetime | None = None, dry_run: bool = False) -> dict[str, Any]:
     """Archive expired facts, purge the archive past its grace period, re-scan with today's
     detectors, merge duplicates, drop stale public patterns, compact, and log one line."""
     now = now or mem.now()
@@ -157,7 +160,7 @@ def _public_ok(text: str) -> bool:
 # --- forgetting ---
 
 
-def forget_subject(mem: Memory, ctx: Context, actor: str) -> dict[str, int]:
+def forget_subject(mem: Engine, ctx: Context, actor: str) -> dict[str, int]:
     """Delete every fact about `actor` (all origins) and their DM session history, destroy
     those partitions' keys, and strip their authorship from community facts they wrote."""
     actor = normalize_actor(actor)
@@ -182,7 +185,7 @@ def forget_subject(mem: Memory, ctx: Context, actor: str) -> dict[str, int]:
     return report if v.owner_private else {"forgotten": 1}
 
 
-def forget_guild(mem: Memory, ctx: Context, guild: str) -> dict[str, int]:
+def forget_guild(mem: Engine, ctx: Context, guild: str) -> dict[str, int]:
     """The owner, in private: erase a community's memory, what was learned about people
     there, and its channel sessions."""
     mem.require_owner_private(ctx)
@@ -204,7 +207,7 @@ def forget_guild(mem: Memory, ctx: Context, guild: str) -> dict[str, int]:
     return result
 
 
-def _erase(mem: Memory, doomed: set[str], stripped: list[FactRow]) -> dict[str, int]:
+def _erase(mem: Engine, doomed: set[str], stripped: list[FactRow]) -> dict[str, int]:
     deleted = keys = 0
     existing = {p.id for p in mem.store.get_partitions(sorted(doomed))}
     for pid in sorted(existing):
@@ -228,11 +231,7 @@ def _erase(mem: Memory, doomed: set[str], stripped: list[FactRow]) -> dict[str, 
 # --- master key files ---
 
 
-def pending_key_file(key_file: Path) -> Path:
-    return key_file.with_name(key_file.name + ".new")
-
-
-def rotate_key_file(mem: Memory, key_file: Path, new: bytes | None = None) -> bytes:
+def rotate_key_file(mem: Engine, key_file: Path, new: bytes | None = None) -> bytes:
     """Rotate the master key kept in `key_file`.
 
     Order matters for crashes: the new key is written to `<key>.new` first, then the database
@@ -248,27 +247,10 @@ def rotate_key_file(mem: Memory, key_file: Path, new: bytes | None = None) -> by
     return new
 
 
-def recover_key_file(db: Path, key_file: Path) -> None:
-    """Finish or undo a rotation interrupted by a crash, before the database is opened."""
-    from .keyring import master_key_works
-
-    pending = pending_key_file(key_file)
-    if not pending.exists() or not db.exists():
-        return
-    store = SQLiteStore(db)
-    try:
-        if key_file.exists() and master_key_works(store, read_key_file(key_file)):
-            pending.unlink()  # crashed before the re-wrap committed: the old key still rules
-        elif master_key_works(store, read_key_file(pending)):
-            os.replace(pending, key_file)  # crashed after the commit: the new key rules
-    finally:
-        store.close()
-
-
 # --- backup and restore ---
 
 
-def backup(mem: Memory, dest: Path) -> Path:
+def backup(mem: Engine, dest: Path) -> Path:
     if not isinstance(mem.store, SQLiteStore):
         raise StoreError("back up a PostgreSQL database with pg_dump; it stays encrypted")
     if dest.exists():
@@ -281,9 +263,6 @@ def backup(mem: Memory, dest: Path) -> Path:
 
 def restore(src: Path, db: Path, master_key: bytes, *, force: bool = False) -> Path:
     """Copy a backup into place after checking that `master_key` opens it."""
-    from .errors import WrongMasterKey
-    from .keyring import master_key_works
-
     if not src.is_file():
         raise InvalidInput("no such backup file")
     probe = SQLiteStore(src)

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import policy
-from .errors import InvalidInput
-from .model import Context, Fact, Scope, Surface
+from .. import policy
+from ..errors import InvalidInput
+from ..model import Context, Fact, Scope, Surface
 
 if TYPE_CHECKING:
-    from .engine import Memory
+    from ..engine import Engine
 
 POOLS = [
     (Scope.USER, "People"),
@@ -26,7 +26,7 @@ def estimate_tokens(text: str) -> int:
     return max(1, (len(text) + 3) // 4) if text else 0
 
 
-def identity_block(mem: Memory, ctx: Context) -> str:
+def identity_block(mem: Engine, ctx: Context) -> str:
     if policy.is_owner_private(ctx, mem.owners):
         lines = [
             "## Who you are talking to",
@@ -52,7 +52,7 @@ def identity_block(mem: Memory, ctx: Context) -> str:
     )
 
 
-def prompt_context(mem: Memory, ctx: Context, query: str, *, max_tokens: int = 800) -> str:
+def prompt_context(mem: Engine, ctx: Context, query: str, *, max_tokens: int = 800) -> str:
     if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
         raise InvalidInput("max_tokens must be a positive integer")
     header = identity_block(mem, ctx)

@@ -5,7 +5,7 @@ or an identity pinned by flags), over HTTP by the verified bearer token's pinned
 No tool takes an actor or a context argument, so an agent talked into claiming to be
 someone else has no way to say so.
 
-Run `python -m confidante.mcp_server [--as ACTOR --dm ...]` or `confidante mcp`.
+Run `python -m confidante.surfaces.mcp [--as ACTOR --dm ...]` or `confidante mcp`.
 """
 
 from __future__ import annotations
@@ -21,15 +21,15 @@ from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, Streamable
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
-from . import __version__
-from .engine import Memory
-from .errors import ConfidanteError
-from .model import Context
+from .._version import __version__
+from ..errors import ConfidanteError
+from ..memory import Memory
+from ..model import Context
 
 IdentityFn = Callable[[MCPContext], Context]
 
 HTTP_CONTEXT_SCOPE = "confidante.context"
-"""ASGI scope key under which the HTTP gate leaves the verified key's pinned Context."""
+"""ASGI scope key under which the server's gate leaves the verified key's pinned Context."""
 
 INSTRUCTIONS = (
     "Long-term memory that is private by design. You act as one fixed identity; what you "
@@ -55,12 +55,6 @@ def http_identity(mctx: MCPContext) -> Context:
     if not isinstance(ctx, Context):
         raise ToolError("unauthenticated: this request carries no verified identity")
     return ctx
-
-
-def first_owner(mem: Memory) -> str | None:
-    """The first configured owner id (configuration order), or None when nobody is owner."""
-    ordered = [o for o in mem.settings.owner_ids if o in mem.owners]
-    return ordered[0] if ordered else (min(mem.owners) if mem.owners else None)
 
 
 def fixed_identity(ctx: Context) -> IdentityFn:
@@ -180,20 +174,3 @@ def streamable_http(
 def run_stdio(mem: Memory, ctx: Context) -> None:
     """Serve the tools over stdin/stdout until the client hangs up."""
     build_server(mem, fixed_identity(ctx)).run("stdio")
-
-
-def main(argv: list[str] | None = None) -> None:
-    """`python -m confidante.mcp_server [flags]`: the same as `confidante mcp [flags]`."""
-    import sys
-
-    import typer
-
-    from .cli_surfaces import register
-
-    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-    register(app, typer.Typer())
-    app(["mcp", *(sys.argv[1:] if argv is None else argv)])
-
-
-if __name__ == "__main__":  # pragma: no cover
-    main()

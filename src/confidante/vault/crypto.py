@@ -17,7 +17,7 @@ from pathlib import Path
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from .errors import IntegrityError, InvalidMasterKey, MasterKeyMissing
+from ..errors import IntegrityError, InvalidMasterKey, MasterKeyMissing
 
 KEY_BYTES = 32
 _NONCE_BYTES = 12

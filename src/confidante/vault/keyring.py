@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import threading
 
+from ..errors import IntegrityError, WrongMasterKey
+from ..store import PartitionRow, Store
 from .crypto import keyed_id, new_key, open_sealed, parse_master_key, seal
-from .errors import IntegrityError, WrongMasterKey
-from .store import PartitionRow, Store
 
 _KEYCHECK = b"confidante-keycheck-v1"
 SEALED_PREFIX = "sealed:"

@@ -9,11 +9,10 @@ from datetime import UTC, datetime
 
 import numpy as np
 
+from ..model import Fact, Scope, Tier
+from ..store import FactRow
 from .crypto import open_sealed, seal
-from .index import IndexedFact
 from .keyring import fact_aad
-from .model import Fact, OriginKind, Scope, Tier
-from .store import FactRow
 
 
 def scope_of(pid: str) -> Scope:
@@ -47,7 +46,8 @@ def seal_fact(dk: bytes, row: FactRow, fact: Fact, vector: np.ndarray | None = N
     return replace(row, ciphertext=seal(dk, blob, aad))
 
 
-def open_fact(dk: bytes, row: FactRow) -> IndexedFact:
+def open_fact(dk: bytes, row: FactRow) -> tuple[Fact, np.ndarray | None]:
+    """The fact sealed in `row`, and its embedding if one was stored."""
     aad = fact_aad(row.partition_id, row.id, row.origin_kind, row.origin_key)
     payload = json.loads(open_sealed(dk, row.ciphertext, aad))
     fact = Fact(
@@ -67,13 +67,4 @@ def open_fact(dk: bytes, row: FactRow) -> IndexedFact:
         expires_at=from_ms(row.expires_at),
     )
     vec = payload.get("v")
-    return IndexedFact(
-        fact=fact,
-        origin_kind=OriginKind(row.origin_kind),
-        origin_key=row.origin_key,
-        author_key=row.author_key,
-        subject_key=row.subject_key,
-        created_ms=row.created_at,
-        expires_ms=row.expires_at,
-        vector=np.frombuffer(bytes.fromhex(vec), dtype=np.float16) if vec else None,
-    )
+    return fact, np.frombuffer(bytes.fromhex(vec), dtype=np.float16) if vec else None

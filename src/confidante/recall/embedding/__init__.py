@@ -116,9 +116,9 @@ def load_embedder(name: str | None = None) -> Embedder | None:
     if missing:
         raise EmbedderUnavailableError(f"embedder {canonical!r} needs {', '.join(missing)}")
     if canonical == "static":
-        from confidante.embedding.static import StaticEmbedder
+        from confidante.recall.embedding.static import StaticEmbedder
 
         return StaticEmbedder()
-    from confidante.embedding.minilm import MiniLMInt8Embedder
+    from confidante.recall.embedding.minilm import MiniLMInt8Embedder
 
     return MiniLMInt8Embedder()

@@ -12,7 +12,7 @@ _DATA = "data"
 
 def data_bytes(*parts: str) -> bytes:
     """The bytes of a file under ``confidante/embedding/data``."""
-    node = resources.files("confidante.embedding").joinpath(_DATA)
+    node = resources.files("confidante.recall.embedding").joinpath(_DATA)
     for part in parts:
         node = node.joinpath(part)
     return node.read_bytes()

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from confidante.embedding._resources import check_sha256, data_bytes, l2_normalise
+from confidante.recall.embedding._resources import check_sha256, data_bytes, l2_normalise
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer

@@ -6,25 +6,31 @@ adapter only parses and prints; every decision is the core's.
 
 from __future__ import annotations
 
-import functools
-import inspect
 import json
-import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-from . import __version__
-from .cli_surfaces import register as register_surfaces
-from .config import Settings
-from .engine import Memory, key_file_path
-from .errors import ConfidanteError, InvalidContext, InvalidInput
-from .model import Context, Fact, Hit
-from .store.postgres import is_postgres_url
+from ..._version import __version__
+from ...config import Settings
+from ...engine import key_file_path
+from ...errors import InvalidInput
+from ...memory import Memory
+from ...model import Context, Fact, Hit
+from ...store.postgres import is_postgres_url
+from . import agents
+from .flags import (
+    DbOpt,
+    JsonOpt,
+    emit,
+    err,
+    errors,
+    open_memory,
+    out,
+    with_context,
+)
 
 app = typer.Typer(
     name="confidante",
@@ -33,166 +39,6 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-out = Console()
-err = Console(stderr=True)
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-# --- shared options ---------------------------------------------------------------------------
-
-DbOpt = Annotated[
-    str | None,
-    typer.Option("--db", help="Database file or postgresql:// URL (default: CONFIDANTE_DB)."),
-]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
-
-_CONTEXT_PARAMS = [
-    inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annot)
-    for name, default, annot in [
-        ("actor", None, Annotated[str | None, typer.Option("--as", help="Actor, platform:id.")]),
-        ("dm", False, Annotated[bool, typer.Option("--dm", help="A direct message.")]),
-        ("guild", None, Annotated[str | None, typer.Option("--guild", help="Guild/server id.")]),
-        ("channel", None, Annotated[str | None, typer.Option("--channel", help="Channel id.")]),
-        (
-            "participants",
-            None,
-            Annotated[str | None, typer.Option("--participants", help="Comma-separated actors.")],
-        ),
-        ("voice", False, Annotated[bool, typer.Option("--voice", help="A voice channel.")]),
-        ("group", None, Annotated[str | None, typer.Option("--group", help="Group chat id.")]),
-        (
-            "owner_dashboard",
-            False,
-            Annotated[bool, typer.Option("--owner-dashboard", help="The explicit owner flow.")],
-        ),
-        (
-            "dashboard",
-            False,
-            Annotated[bool, typer.Option("--dashboard", help="The general inspector.")],
-        ),
-        ("local", False, Annotated[bool, typer.Option("--local", help="The owner's own CLI.")]),
-        (
-            "background",
-            None,
-            Annotated[str | None, typer.Option("--background", help="A background task name.")],
-        ),
-    ]
-]
-_CONTEXT_NAMES = [p.name for p in _CONTEXT_PARAMS]
-
-
-def build_context(
-    *,
-    actor: str | None,
-    dm: bool = False,
-    guild: str | None = None,
-    channel: str | None = None,
-    participants: str | None = None,
-    voice: bool = False,
-    group: str | None = None,
-    owner_dashboard: bool = False,
-    dashboard: bool = False,
-    local: bool = False,
-    background: str | None = None,
-) -> Context:
-    """Turn the surface flags into a Context; exactly one surface must be chosen."""
-    chosen = [
-        name
-        for name, on in [
-            ("--dm", dm),
-            ("--guild", guild is not None),
-            ("--group", group is not None),
-            ("--owner-dashboard", owner_dashboard),
-            ("--dashboard", dashboard),
-            ("--local", local),
-            ("--background", background is not None),
-        ]
-        if on
-    ]
-    if len(chosen) != 1:
-        raise InvalidContext(
-            "choose exactly one of --dm, --guild, --group, --owner-dashboard, --dashboard, "
-            "--local, --background"
-        )
-    people = [p.strip() for p in (participants or "").split(",") if p.strip()]
-    if background is not None:
-        return Context.background(background)
-    if dashboard:
-        return Context.dashboard(actor)
-    if actor is None:
-        raise InvalidContext(f"{chosen[0]} needs --as ACTOR")
-    if dm:
-        return Context.dm(actor)
-    if guild is not None:
-        return Context.guild(actor, guild, channel=channel, participants=people, voice=voice)
-    if group is not None:
-        return Context.group_dm(actor, group, participants=people)
-    if owner_dashboard:
-        return Context.owner_dashboard(actor)
-    return Context.local(actor)
-
-
-def context_flags(
-    param: str, convert: Callable[[dict[str, Any], dict[str, Any]], Any]
-) -> Callable[[F], F]:
-    """Add the context flags to a command; `convert(flags, other_kwargs)` makes the value
-    the command receives as `param`."""
-
-    def decorate(func: F) -> F:
-        sig = inspect.signature(func, eval_str=True)
-        params = [p for p in sig.parameters.values() if p.name != param]
-
-        @functools.wraps(func)
-        def wrapper(**kwargs: Any) -> Any:
-            flags = {name: kwargs.pop(name) for name in _CONTEXT_NAMES}
-            kwargs[param] = convert(flags, kwargs)
-            return func(**kwargs)
-
-        all_params = params + _CONTEXT_PARAMS
-        wrapper.__signature__ = sig.replace(parameters=all_params)  # type: ignore[attr-defined]
-        wrapper.__annotations__ = {p.name: p.annotation for p in all_params}
-        return wrapper  # type: ignore[return-value]
-
-    return decorate
-
-
-def _context_from_flags(flags: dict[str, Any], kwargs: dict[str, Any]) -> Context:
-    with _errors(kwargs.get("as_json", False)):
-        return build_context(**flags)
-
-
-with_context = context_flags("ctx", _context_from_flags)
-"""The command receives `ctx: Context`, built from the flags."""
-
-
-class _errors:
-    """Print a ConfidanteError as `code: message` (or JSON) and exit non-zero."""
-
-    def __init__(self, as_json: bool) -> None:
-        self.as_json = as_json
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> bool:
-        if isinstance(exc, ConfidanteError):
-            if self.as_json:
-                print(json.dumps({"error": {"code": exc.code, "message": exc.message}}))
-            else:
-                err.print(f"[red]error[/red] [bold]{exc.code}[/bold]: {exc.message}")
-            raise typer.Exit(2 if exc.http_status == 403 else 1)
-        return False
-
-
-def _open(db: str | None) -> Memory:
-    return Memory.open(db)
-
-
-def _emit(as_json: bool, data: Any, human: Callable[[], None]) -> None:
-    if as_json:
-        print(json.dumps(data, default=str))
-    else:
-        human()
 
 
 def _fact_table(facts: list[Fact], scores: list[float] | None = None) -> Table:
@@ -218,7 +64,7 @@ def _fact_table(facts: list[Fact], scores: list[float] | None = None) -> Table:
 def init(db: DbOpt = None, as_json: JsonOpt = False) -> None:
     """Create the database, its installation secret and (unless CONFIDANTE_MASTER_KEY is
     set) a master key file with mode 0600 beside it."""
-    with _errors(as_json):
+    with errors(as_json):
         target = db or str(Settings().db)
         server = is_postgres_url(target)
         existed = not server and Path(target).exists()
@@ -230,7 +76,7 @@ def init(db: DbOpt = None, as_json: JsonOpt = False) -> None:
             "created": not existed,
         }
         path = data["db"]
-    _emit(
+    emit(
         as_json,
         data,
         lambda: out.print(
@@ -254,9 +100,9 @@ def remember(
     as_json: JsonOpt = False,
 ) -> None:
     """Remember a fact in the namespace this context may write."""
-    with _errors(as_json), _open(db) as mem:
+    with errors(as_json), open_memory(db) as mem:
         fact = mem.remember(ctx, text, namespace, kind=kind, source_skill=skill)
-    _emit(as_json, fact.to_dict(), lambda: out.print(f"remembered {fact.id} in {fact.scope}"))
+    emit(as_json, fact.to_dict(), lambda: out.print(f"remembered {fact.id} in {fact.scope}"))
 
 
 @app.command()
@@ -275,11 +121,11 @@ def recall(
     as_json: JsonOpt = False,
 ) -> None:
     """Recall what this context may see, best first."""
-    with _errors(as_json), _open(db) as mem:
+    with errors(as_json), open_memory(db) as mem:
         hits: list[Hit] = mem.recall(
             ctx, query, k, subjects=_split(subjects), guilds=_split(guilds)
         )
-    _emit(
+    emit(
         as_json,
         {"hits": [h.to_dict() for h in hits]},
         lambda: out.print(
@@ -297,9 +143,9 @@ def get(
     as_json: JsonOpt = False,
 ) -> None:
     """Show one fact, if this context may see it."""
-    with _errors(as_json), _open(db) as mem:
+    with errors(as_json), open_memory(db) as mem:
         fact = mem.get(ctx, fact_id)
-    _emit(as_json, fact.to_dict(), lambda: out.print(_fact_table([fact])))
+    emit(as_json, fact.to_dict(), lambda: out.print(_fact_table([fact])))
 
 
 @app.command()
@@ -311,9 +157,9 @@ def forget(
     as_json: JsonOpt = False,
 ) -> None:
     """Forget one fact (its writer, its subject, or the owner in private)."""
-    with _errors(as_json), _open(db) as mem:
+    with errors(as_json), open_memory(db) as mem:
         mem.forget(ctx, fact_id)
-    _emit(as_json, {"forgotten": fact_id}, lambda: out.print(f"forgotten {fact_id}"))
+    emit(as_json, {"forgotten": fact_id}, lambda: out.print(f"forgotten {fact_id}"))
 
 
 @app.command("list")
@@ -325,9 +171,9 @@ def list_(
     as_json: JsonOpt = False,
 ) -> None:
     """List every fact this context may see, newest first."""
-    with _errors(as_json), _open(db) as mem:
+    with errors(as_json), open_memory(db) as mem:
         facts = mem.list(ctx, limit=limit)
-    _emit(
+    emit(
         as_json,
         {"facts": [f.to_dict() for f in facts]},
         lambda: out.print(_fact_table(facts) if facts else "nothing visible here"),
@@ -344,9 +190,9 @@ def update(
     as_json: JsonOpt = False,
 ) -> None:
     """Replace a fact's text (its writer, its subject, or the owner in private)."""
-    with _errors(as_json), _open(db) as mem:
+    with errors(as_json), open_memory(db) as mem:
         fact = mem.update(ctx, fact_id, text)
-    _emit(as_json, fact.to_dict(), lambda: out.print(f"updated {fact.id}"))
+    emit(as_json, fact.to_dict(), lambda: out.print(f"updated {fact.id}"))
 
 
 @app.command()
@@ -359,9 +205,9 @@ def context(
     as_json: JsonOpt = False,
 ) -> None:
     """Print the prompt context for this conversation: identity block plus recalled facts."""
-    with _errors(as_json), _open(db) as mem:
+    with errors(as_json), open_memory(db) as mem:
         text = mem.prompt_context(ctx, query, max_tokens=max_tokens)
-    _emit(as_json, {"context": text}, lambda: print(text))
+    emit(as_json, {"context": text}, lambda: print(text))
 
 
 @app.command("import")
@@ -377,17 +223,17 @@ def import_(
     """Bulk-remember a JSONL file in this context, with a progress bar."""
     from rich.progress import Progress
 
-    with _errors(as_json):
+    with errors(as_json):
         texts = _read_jsonl(file)
         done = 0
-        with _open(db) as mem, Progress(console=err, disable=as_json) as bar:
+        with open_memory(db) as mem, Progress(console=err, disable=as_json) as bar:
             task = bar.add_task("remembering", total=len(texts))
             for start in range(0, len(texts), max(1, batch)):
                 chunk = texts[start : start + max(1, batch)]
                 mem.remember_many(ctx, chunk, namespace)
                 done += len(chunk)
                 bar.update(task, advance=len(chunk))
-    _emit(as_json, {"imported": done}, lambda: out.print(f"imported {done} facts"))
+    emit(as_json, {"imported": done}, lambda: out.print(f"imported {done} facts"))
 
 
 def _read_jsonl(file: Path) -> list[str]:
@@ -421,9 +267,9 @@ def forget_subject(
     as_json: JsonOpt = False,
 ) -> None:
     """Erase everything about a person and destroy their keys (owner in private, or self)."""
-    with _errors(as_json), _open(db) as mem:
+    with errors(as_json), open_memory(db) as mem:
         report = mem.forget_subject(ctx, subject)
-    _emit(as_json, report, lambda: out.print(report))
+    emit(as_json, report, lambda: out.print(report))
 
 
 @app.command("forget-guild")
@@ -435,9 +281,9 @@ def forget_guild(
     as_json: JsonOpt = False,
 ) -> None:
     """Erase a community's memory and destroy its key (owner, in private)."""
-    with _errors(as_json), _open(db) as mem:
+    with errors(as_json), open_memory(db) as mem:
         report = mem.forget_guild(ctx, community)
-    _emit(as_json, report, lambda: out.print(report))
+    emit(as_json, report, lambda: out.print(report))
 
 
 @app.command()
@@ -449,7 +295,7 @@ def log(
     as_json: JsonOpt = False,
 ) -> None:
     """Denials and owner-memory reads (the owner, in an owner-private context)."""
-    with _errors(as_json), _open(db) as mem:
+    with errors(as_json), open_memory(db) as mem:
         rows = mem.access_log(ctx, limit)
     data = [
         {"at": _iso(r.at), "kind": r.kind, "code": r.code, "scope": r.scope, "surface": r.surface}
@@ -462,7 +308,7 @@ def log(
             t.add_row(*(str(d[k] or "") for k in ("at", "kind", "code", "scope", "surface")))
         out.print(t)
 
-    _emit(as_json, {"events": data}, human)
+    emit(as_json, {"events": data}, human)
 
 
 def _iso(ms: int) -> str:
@@ -474,15 +320,15 @@ def _iso(ms: int) -> str:
 @app.command()
 def stats(db: DbOpt = None, as_json: JsonOpt = False) -> None:
     """The T1 public stats: skill usage and observed patterns (no identifiers)."""
-    with _errors(as_json), _open(db) as mem:
+    with errors(as_json), open_memory(db) as mem:
         data = mem.public_stats()
-    _emit(as_json, data, lambda: out.print_json(json.dumps(data)))
+    emit(as_json, data, lambda: out.print_json(json.dumps(data)))
 
 
 @app.command()
 def audit(db: DbOpt = None, as_json: JsonOpt = False) -> None:
     """Run the privacy checklist over the whole store; exit 1 on findings."""
-    with _errors(as_json), _open(db) as mem:
+    with errors(as_json), open_memory(db) as mem:
         report = mem.audit()
 
     def human() -> None:
@@ -498,7 +344,7 @@ def audit(db: DbOpt = None, as_json: JsonOpt = False) -> None:
         for f in report["findings"]:
             out.print(f)
 
-    _emit(as_json, report, human)
+    emit(as_json, report, human)
     if not report["ok"]:
         raise typer.Exit(1)
 
@@ -511,13 +357,13 @@ def cleanup(
     as_json: JsonOpt = False,
 ) -> None:
     """Run the cleanup protocol (archive, purge, re-scan, merge, compact), or list its log."""
-    with _errors(as_json), _open(db) as mem:
+    with errors(as_json), open_memory(db) as mem:
         if history:
             lines = mem.cleanup_history()
-            _emit(as_json, {"history": lines}, lambda: out.print("\n".join(lines) or "none"))
+            emit(as_json, {"history": lines}, lambda: out.print("\n".join(lines) or "none"))
             return
         report = mem.cleanup(dry_run=dry_run)
-    _emit(as_json, report, lambda: out.print(report["line"]))
+    emit(as_json, report, lambda: out.print(report["line"]))
 
 
 keys_app = typer.Typer(help="Master key and agent API keys.", no_args_is_help=True)
@@ -533,11 +379,11 @@ def keys_rotate(
     as_json: JsonOpt = False,
 ) -> None:
     """Re-wrap every data key under a new master key (facts are not re-encrypted)."""
-    from .crypto import encode_key, parse_master_key
-    from .crypto import new_key as fresh_key
-    from .lifecycle import rotate_key_file
+    from ...services.lifecycle import rotate_key_file
+    from ...vault.crypto import encode_key, parse_master_key
+    from ...vault.crypto import new_key as fresh_key
 
-    with _errors(as_json):
+    with errors(as_json):
         settings = Settings()
         target = db or str(settings.db)
         new = parse_master_key(new_key) if new_key else fresh_key()
@@ -550,7 +396,7 @@ def keys_rotate(
         data: dict[str, Any] = {"rotated": True, "key_file": None if env_key else "updated"}
         if env_key and not new_key:
             data["new_master_key"] = encode_key(new)  # shown once: set CONFIDANTE_MASTER_KEY
-    _emit(
+    emit(
         as_json,
         data,
         lambda: out.print(
@@ -571,9 +417,9 @@ def backup(
     as_json: JsonOpt = False,
 ) -> None:
     """A consistent online copy of the database, still encrypted (keep the key apart)."""
-    with _errors(as_json), _open(db) as mem:
+    with errors(as_json), open_memory(db) as mem:
         path = mem.backup(dest)
-    _emit(as_json, {"backup": str(path)}, lambda: out.print(f"backed up to {path}"))
+    emit(as_json, {"backup": str(path)}, lambda: out.print(f"backed up to {path}"))
 
 
 @app.command()
@@ -584,10 +430,10 @@ def restore(
     as_json: JsonOpt = False,
 ) -> None:
     """Put a backup in place, after checking that the current master key opens it."""
-    from .crypto import parse_master_key, read_key_file
-    from .lifecycle import restore as restore_db
+    from ...services.lifecycle import restore as restore_db
+    from ...vault.crypto import parse_master_key, read_key_file
 
-    with _errors(as_json):
+    with errors(as_json):
         settings = Settings()
         target = Path(db or str(settings.db))
         if settings.master_key is not None:
@@ -595,7 +441,7 @@ def restore(
         else:  # the key must already exist: a restore never invents one
             key = read_key_file(key_file_path(target, settings))
         restore_db(src, target, key, force=force)
-    _emit(as_json, {"restored": str(target)}, lambda: out.print(f"restored into {target}"))
+    emit(as_json, {"restored": str(target)}, lambda: out.print(f"restored into {target}"))
 
 
 @app.command()
@@ -604,7 +450,7 @@ def demo(as_json: JsonOpt = False) -> None:
     what is recalled and what is refused."""
     from .demo import run_demo
 
-    with _errors(as_json):
+    with errors(as_json):
         run_demo(out, as_json=as_json)
 
 
@@ -614,19 +460,8 @@ def version() -> None:
     out.print(__version__)
 
 
-register_surfaces(app, keys_app)  # serve, mcp, dashboard, keys add-agent/list/revoke
+agents.register(app, keys_app)  # dashboard set-password, keys add-agent/list/revoke
 
 
 def _split(value: str | None) -> list[str] | None:
     return [v.strip() for v in value.split(",") if v.strip()] if value else None
-
-
-def main() -> None:
-    try:
-        app()
-    except KeyboardInterrupt:  # pragma: no cover
-        sys.exit(130)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    main()

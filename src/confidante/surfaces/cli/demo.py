@@ -14,10 +14,10 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
 
-from .crypto import new_key
-from .engine import Memory
-from .errors import AccessDenied, ConfidanteError
-from .model import Context
+from ...errors import AccessDenied, ConfidanteError
+from ...memory import Memory
+from ...model import Context
+from ...vault.crypto import new_key
 
 OWNER = "discord:1"
 ALICE = "discord:42"

@@ -1,69 +1,18 @@
-"""Dashboard credentials and sessions.
+"""Dashboard sessions and the login throttle (the password itself is checked by
+`services.credentials`).
 
-The password is kept as a salted scrypt hash inside sealed meta (encrypted under the master
-key). Sessions live in server memory only: a restart logs everyone out, and nothing about a
+Sessions live in server memory only: a restart logs everyone out, and nothing about a
 session is ever written to disk. An Owner Private unlock is a short-lived mark on a session
 that only a fresh password entry sets.
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
-import json
-import os
 import secrets
 import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-
-from ..engine import Memory
-from ..errors import InvalidInput
-
-PASSWORD_META = "dashboard.password"
-MIN_PASSWORD_CHARS = 10
-_SCRYPT = {"n": 2**15, "r": 8, "p": 1}  # ~32 MiB and ~0.1 s per guess
-_MAXMEM = 64 * 1024 * 1024
-
-
-def _scrypt(password: str, salt: bytes, n: int, r: int, p: int) -> bytes:
-    return hashlib.scrypt(
-        password.encode("utf-8", "surrogatepass"),
-        salt=salt,
-        n=n,
-        r=r,
-        p=p,
-        maxmem=_MAXMEM,
-        dklen=32,
-    )
-
-
-def set_password(mem: Memory, password: str) -> None:
-    if len(password) < MIN_PASSWORD_CHARS:
-        raise InvalidInput(f"the password needs at least {MIN_PASSWORD_CHARS} characters")
-    salt = os.urandom(16)
-    record = {
-        "v": 1,
-        **_SCRYPT,
-        "salt": base64.b64encode(salt).decode(),
-        "hash": base64.b64encode(_scrypt(password, salt, **_SCRYPT)).decode(),
-    }
-    mem.set_sealed_meta(PASSWORD_META, json.dumps(record).encode())
-
-
-def password_is_set(mem: Memory) -> bool:
-    return mem.sealed_meta(PASSWORD_META) is not None
-
-
-def check_password(mem: Memory, password: str) -> bool:
-    raw = mem.sealed_meta(PASSWORD_META)
-    if raw is None or not password or len(password) > 1024:
-        return False
-    rec = json.loads(raw)
-    digest = _scrypt(password, base64.b64decode(rec["salt"]), rec["n"], rec["r"], rec["p"])
-    return hmac.compare_digest(digest, base64.b64decode(rec["hash"]))
 
 
 @dataclass

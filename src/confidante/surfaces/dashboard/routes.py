@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Form, Query, Request
@@ -24,13 +24,12 @@ from fastapi.routing import APIRoute
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.templating import Jinja2Templates
 
-from ..engine import Memory
-from ..errors import ConfidanteError, NotFound
-from ..model import Context, Fact, Scope
-from .auth import Session, Sessions, Throttle, check_password, password_is_set
-
-if TYPE_CHECKING:
-    from ..http.app import ServerSettings
+from ...config import ServerSettings
+from ...errors import ConfidanteError, NotFound
+from ...memory import Memory
+from ...model import Context, Fact, Scope
+from ...services.credentials import check_password, password_is_set
+from .auth import Session, Sessions, Throttle
 
 COOKIE = "confidante_session"
 PREFIX = "/dashboard"
@@ -62,7 +61,7 @@ def _when(value: datetime | int | None) -> str:
 
 def _templates() -> Jinja2Templates:
     env = Environment(
-        loader=PackageLoader("confidante.dashboard", "templates"),
+        loader=PackageLoader("confidante.surfaces.dashboard", "templates"),
         autoescape=select_autoescape(default=True, default_for_string=True),
     )
     env.filters["when"] = _when
@@ -203,7 +202,7 @@ def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -
             return go(fallback, s, f"Refused: {e.message} ({e.code}).")
         return go(back, s, done)
 
-    css = (resources.files("confidante.dashboard") / "static" / "style.css").read_bytes()
+    css = (resources.files("confidante.surfaces.dashboard") / "static" / "style.css").read_bytes()
 
     @router.get("/static/style.css")
     def style() -> Response:

@@ -1,9 +1,10 @@
-"""HTTP surface of `confidante serve`: the `/v1` API, with the dashboard and MCP mounted.
+"""The HTTP API (`/v1`): routes, request and response bodies, one error shape.
 
-`create_app(mem, ServerSettings(port=8765))` returns the ASGI app that uvicorn runs.
+`create_api(mem)` returns the FastAPI app; `confidante.server.create_app` puts it behind the
+server's gate, with the dashboard and MCP beside it.
 """
 
-from .app import ServerSettings, create_app
-from .auth import AgentKey, AgentKeys
+from .app import create_api
+from .errors import error_body
 
-__all__ = ["AgentKey", "AgentKeys", "ServerSettings", "create_app"]
+__all__ = ["create_api", "error_body"]

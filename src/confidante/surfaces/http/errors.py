@@ -2,7 +2,8 @@
 
 Core errors keep their stable codes and statuses. Messages never echo request values:
 validation errors name the field and the problem, not what was sent (it may be a secret).
-Unexpected exceptions are caught by the server's gate (`app.Gate`), which logs their type only.
+Unexpected exceptions are caught by the server's gate (`confidante.server.Gate`), which logs
+their type only.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ..errors import ConfidanteError
+from ...errors import ConfidanteError
 
-log = logging.getLogger("confidante.http")
+log = logging.getLogger("confidante.surfaces.http")
 
 _HTTP_CODES = {
     400: "bad_request",

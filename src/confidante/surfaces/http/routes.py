@@ -14,10 +14,10 @@ from typing import Any
 from fastapi import APIRouter, Depends, Path, Request, Security
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from ..engine import Memory
-from ..errors import InvalidContext
-from ..model import Context
-from .auth import AgentKey
+from ...errors import InvalidContext
+from ...memory import Memory
+from ...model import Context
+from ...services.credentials import AGENT_KEY_SCOPE, AgentKey
 from .errors import ApiError
 from .schemas import (
     Body,
@@ -42,8 +42,6 @@ from .schemas import (
     SearchOut,
     UpdateIn,
 )
-
-AGENT_KEY_SCOPE = "confidante.agent"  # set by the server's gate once the token is verified
 
 _bearer = HTTPBearer(
     auto_error=False,

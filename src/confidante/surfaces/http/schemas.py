@@ -1,8 +1,8 @@
 """Request and response bodies of the `/v1` API.
 
 The context object is what a chat adapter knows from its platform's authenticated metadata.
-`to_context` only maps it onto the core's `Context` constructors; which surfaces an agent
-may assert at all is decided here, everything else (who may read or write what) by the core.
+`to_context` maps it onto the core's `Context.from_spec`; which surfaces an agent may assert
+is `policy.AGENT_SURFACES`, and who may read or write what is the core's too.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from ..errors import InvalidContext
-from ..model import Context, Fact, Hit
+from ...model import Context, Fact, Hit
+from ...policy import AGENT_SURFACES
 from .errors import ApiError
 
 
@@ -38,10 +38,6 @@ ActorStr = _str(240, 1)
 Text = _str(40_000)
 Query = _str(10_000)
 Namespace = _str(300, 1)
-
-# Surfaces an agent token may assert: what a chat adapter sees. The owner-private flows
-# (`owner_dashboard`, `local`) and the general inspector belong to the owner's own tools.
-AGENT_SURFACES = frozenset({"dm", "group_dm", "guild_text", "guild_voice", "background"})
 
 Surface = Literal[
     "dm",
@@ -90,44 +86,11 @@ class ContextIn(BaseModel):
                 "agent keys may assert only dm, group_dm, guild_text, guild_voice and "
                 "background contexts",
             )
-        self._only(
-            {
-                "dm": {"actor"},
-                "guild_text": {"actor", "guild", "channel", "participants"},
-                "guild_voice": {"actor", "guild", "channel", "participants"},
-                "group_dm": {"actor", "chat", "participants"},
-                "background": {"task"},
-            }[self.surface]
-        )
-        if self.surface == "background":
-            return Context.background(_need(self.task, "task"))
-        actor = _need(self.actor, "actor")
-        if self.surface == "dm":
-            return Context.dm(actor)
-        if self.surface == "group_dm":
-            return Context.group_dm(actor, _need(self.chat, "chat"), participants=self.participants)
-        return Context.guild(
-            actor,
-            _need(self.guild, "guild"),
-            channel=self.channel,
-            participants=self.participants,
-            voice=self.surface == "guild_voice",
-        )
-
-    def _only(self, allowed: set[str]) -> None:
-        for name in ("actor", "guild", "channel", "chat", "participants", "task"):
-            if name not in allowed and getattr(self, name):
-                raise InvalidContext(f"{name} does not belong to a {self.surface} context")
+        return Context.from_spec(self.spec())
 
     def spec(self) -> dict[str, Any]:
         """The stored form of a pinned identity (sealed; it holds a raw actor id)."""
         return self.model_dump(exclude_defaults=True)
-
-
-def _need(value: str | None, name: str) -> str:
-    if value is None:
-        raise InvalidContext(f"this surface needs {name}")
-    return value
 
 
 # --- requests --------------------------------------------------------------------------------

@@ -1,0 +1,51 @@
+"""`Memory`: the library's one entry point, the engine plus the work done through it.
+
+The engine (`engine.Engine`) holds every rule-bearing operation: remember, recall, get,
+update, forget, list, the logs. The services (`services/`) are built on it: cleanup and
+erasure, backup, the privacy audit, the prompt block. This class puts both behind one
+object, so the services depend on the engine and never the other way round.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from .engine import Engine
+from .model import Context
+from .services import audit, lifecycle, prompt
+
+
+class Memory(Engine):
+    """Scoped, gated, encrypted memory. Open with `Memory.open(path)`."""
+
+    def cleanup(self, now: datetime | None = None, dry_run: bool = False) -> dict[str, Any]:
+        """The cleanup protocol: archive expired, purge past grace, re-scan, merge duplicates,
+        drop stale public patterns, compact, and log one line."""
+        return lifecycle.cleanup(self, now=now, dry_run=dry_run)
+
+    def forget_subject(self, ctx: Context, actor: str) -> dict[str, int]:
+        """Erase everything about `actor` and destroy their keys (owner in private, or the
+        actor themselves in their own DM)."""
+        return lifecycle.forget_subject(self, ctx, actor)
+
+    def forget_guild(self, ctx: Context, guild: str) -> dict[str, int]:
+        """Erase a community's memory and destroy its key (the owner, in private)."""
+        return lifecycle.forget_guild(self, ctx, guild)
+
+    def backup(self, dest: str | os.PathLike[str]) -> Path:
+        """A consistent online copy of the database, still encrypted (SQLite)."""
+        return lifecycle.backup(self, Path(dest))
+
+    def audit(self) -> dict[str, Any]:
+        """The privacy checklist over the whole store; `{"ok": bool, "findings": [...]}`."""
+        return audit.audit(self)
+
+    def prompt_context(self, ctx: Context, query: str, max_tokens: int = 800) -> str:
+        """Identity block plus recalled facts grouped by pool, within `max_tokens`."""
+        return prompt.prompt_context(self, ctx, query, max_tokens=max_tokens)
+
+
+__all__ = ["Memory"]

@@ -1,0 +1,178 @@
+"""What every CLI command shares: the database and `--json` options, the context flags
+(`--as ACTOR` plus exactly one surface flag), and how errors are printed."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+
+from ...errors import ConfidanteError, InvalidContext
+from ...memory import Memory
+from ...model import Context
+
+out = Console()
+err = Console(stderr=True)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+# --- shared options ---------------------------------------------------------------------------
+
+DbOpt = Annotated[
+    str | None,
+    typer.Option("--db", help="Database file or postgresql:// URL (default: CONFIDANTE_DB)."),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
+
+_CONTEXT_PARAMS = [
+    inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annot)
+    for name, default, annot in [
+        ("actor", None, Annotated[str | None, typer.Option("--as", help="Actor, platform:id.")]),
+        ("dm", False, Annotated[bool, typer.Option("--dm", help="A direct message.")]),
+        ("guild", None, Annotated[str | None, typer.Option("--guild", help="Guild/server id.")]),
+        ("channel", None, Annotated[str | None, typer.Option("--channel", help="Channel id.")]),
+        (
+            "participants",
+            None,
+            Annotated[str | None, typer.Option("--participants", help="Comma-separated actors.")],
+        ),
+        ("voice", False, Annotated[bool, typer.Option("--voice", help="A voice channel.")]),
+        ("group", None, Annotated[str | None, typer.Option("--group", help="Group chat id.")]),
+        (
+            "owner_dashboard",
+            False,
+            Annotated[bool, typer.Option("--owner-dashboard", help="The explicit owner flow.")],
+        ),
+        (
+            "dashboard",
+            False,
+            Annotated[bool, typer.Option("--dashboard", help="The general inspector.")],
+        ),
+        ("local", False, Annotated[bool, typer.Option("--local", help="The owner's own CLI.")]),
+        (
+            "background",
+            None,
+            Annotated[str | None, typer.Option("--background", help="A background task name.")],
+        ),
+    ]
+]
+_CONTEXT_NAMES = [p.name for p in _CONTEXT_PARAMS]
+
+
+def build_context(
+    *,
+    actor: str | None,
+    dm: bool = False,
+    guild: str | None = None,
+    channel: str | None = None,
+    participants: str | None = None,
+    voice: bool = False,
+    group: str | None = None,
+    owner_dashboard: bool = False,
+    dashboard: bool = False,
+    local: bool = False,
+    background: str | None = None,
+) -> Context:
+    """Turn the surface flags into a Context; exactly one surface must be chosen."""
+    chosen = [
+        name
+        for name, on in [
+            ("--dm", dm),
+            ("--guild", guild is not None),
+            ("--group", group is not None),
+            ("--owner-dashboard", owner_dashboard),
+            ("--dashboard", dashboard),
+            ("--local", local),
+            ("--background", background is not None),
+        ]
+        if on
+    ]
+    if len(chosen) != 1:
+        raise InvalidContext(
+            "choose exactly one of --dm, --guild, --group, --owner-dashboard, --dashboard, "
+            "--local, --background"
+        )
+    people = [p.strip() for p in (participants or "").split(",") if p.strip()]
+    if background is not None:
+        return Context.background(background)
+    if dashboard:
+        return Context.dashboard(actor)
+    if actor is None:
+        raise InvalidContext(f"{chosen[0]} needs --as ACTOR")
+    if dm:
+        return Context.dm(actor)
+    if guild is not None:
+        return Context.guild(actor, guild, channel=channel, participants=people, voice=voice)
+    if group is not None:
+        return Context.group_dm(actor, group, participants=people)
+    if owner_dashboard:
+        return Context.owner_dashboard(actor)
+    return Context.local(actor)
+
+
+def context_flags(
+    param: str, convert: Callable[[dict[str, Any], dict[str, Any]], Any]
+) -> Callable[[F], F]:
+    """Add the context flags to a command; `convert(flags, other_kwargs)` makes the value
+    the command receives as `param`."""
+
+    def decorate(func: F) -> F:
+        sig = inspect.signature(func, eval_str=True)
+        params = [p for p in sig.parameters.values() if p.name != param]
+
+        @functools.wraps(func)
+        def wrapper(**kwargs: Any) -> Any:
+            flags = {name: kwargs.pop(name) for name in _CONTEXT_NAMES}
+            kwargs[param] = convert(flags, kwargs)
+            return func(**kwargs)
+
+        all_params = params + _CONTEXT_PARAMS
+        wrapper.__signature__ = sig.replace(parameters=all_params)  # type: ignore[attr-defined]
+        wrapper.__annotations__ = {p.name: p.annotation for p in all_params}
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
+
+
+def _context_from_flags(flags: dict[str, Any], kwargs: dict[str, Any]) -> Context:
+    with errors(kwargs.get("as_json", False)):
+        return build_context(**flags)
+
+
+with_context = context_flags("ctx", _context_from_flags)
+"""The command receives `ctx: Context`, built from the flags."""
+
+
+class errors:
+    """Print a ConfidanteError as `code: message` (or JSON) and exit non-zero."""
+
+    def __init__(self, as_json: bool) -> None:
+        self.as_json = as_json
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> bool:
+        if isinstance(exc, ConfidanteError):
+            if self.as_json:
+                print(json.dumps({"error": {"code": exc.code, "message": exc.message}}))
+            else:
+                err.print(f"[red]error[/red] [bold]{exc.code}[/bold]: {exc.message}")
+            raise typer.Exit(2 if exc.http_status == 403 else 1)
+        return False
+
+
+def open_memory(db: str | None) -> Memory:
+    return Memory.open(db)
+
+
+def emit(as_json: bool, data: Any, human: Callable[[], None]) -> None:
+    if as_json:
+        print(json.dumps(data, default=str))
+    else:
+        human()
