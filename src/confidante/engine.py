@@ -403,7 +403,7 @@ class Engine:
         else:
             hits = [
                 Hit(cands[r.partition].index.facts[r.row].fact, r.score, r.parts)
-                for r in self.pipeline.rank(query, cands, k)
+                for r in self.pipeline.rank(query, cands, k, self.now())
                 if min_score is None or r.score >= min_score
             ]
         if any(h.fact.scope is Scope.OWNER for h in hits):

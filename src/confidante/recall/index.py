@@ -7,107 +7,22 @@ Nothing here is ever written to disk.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import numpy as np
-import snowballstemmer
 
 from ..model import Fact, OriginKind
 from ..policy import Grant, PartitionRef
+from .analysis import stem, terms
 
-_WORD = re.compile(r"\w+", re.UNICODE)
-_ENGLISH = snowballstemmer.stemmer("english")
-_STEMMER_LOCK = threading.Lock()
-_LONGEST_STEMMED = 40  # longer "words" (hashes, base64, URLs) are kept as they are
-STOPWORDS = frozenset(
-    {
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "but",
-        "by",
-        "did",
-        "do",
-        "does",
-        "for",
-        "from",
-        "had",
-        "has",
-        "have",
-        "he",
-        "her",
-        "him",
-        "his",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "me",
-        "my",
-        "of",
-        "on",
-        "or",
-        "our",
-        "she",
-        "so",
-        "than",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "to",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "whom",
-        "why",
-        "will",
-        "with",
-        "you",
-        "your",
-    }
-)
-
-
-@lru_cache(maxsize=65536)
-def stem(word: str) -> str:
-    """The Snowball English (Porter2) stem, so "parties" finds "party" and "volunteering"
-    finds "volunteer". Measured on LoCoMo against the light suffix stripper it replaced:
-    hybrid turn recall_all@10 0.592 -> 0.602 (benchmarks/locomo.py). Cached: chat
-    vocabularies are small (PyStemmer's C build is ~0.3 us a word, the pure-Python one ~75)."""
-    with _STEMMER_LOCK:  # a Snowball stemmer object keeps state between calls
-        return _ENGLISH.stemWord(word)
+__all__ = ["IndexedFact", "Lines", "PartitionIndex", "stem", "tokenize"]
 
 
 def tokenize(text: str) -> list[str]:
-    out = []
-    for w in _WORD.findall(text.lower()):
-        if w in STOPWORDS:
-            continue
-        out.append(stem(w) if len(w) <= _LONGEST_STEMMED else w)  # keep the cache small
-    return out
+    """The keyword terms of a text, in any language (see `analysis`)."""
+    return terms(text)
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol
 
 import numpy as np
@@ -132,9 +133,10 @@ class Pipeline:
     a weighted sum of each ranker's scores, min-max normalised over the hits; the weights
     come from each ranker's `weight` (0.5 each: best of 0.3-0.6 on LoCoMo with stemmed BM25).
 
-    When the query names a date ("on 3 June, 2023", "in July 2023"), hits remembered inside
-    that window (one day of slack either side, for time zones) gain `date_weight`; it never
-    makes a hit of a fact that matched nothing. Scores are divided by the weights in play, so
+    When the query names a date ("on 3 June, 2023", "in July 2023", "上周三", "yesterday"),
+    facts remembered inside that window (one day of slack either side, for time zones) gain
+    `date_weight`, and are hits even when no word matches: "what did I do on 5月6号?" asks
+    for that day. Only visible facts are ever hits. Scores are divided by the weights in play, so
     they stay within 0..1 for `min_score`."""
 
     def __init__(self, rankers: Sequence[Ranker], *, date_weight: float = 0.3) -> None:
@@ -143,7 +145,11 @@ class Pipeline:
         self.rankers = list(rankers)
         self.date_weight = date_weight
 
-    def rank(self, query: str, pool: Sequence[Candidates], k: int) -> list[Ranked]:
+    def rank(
+        self, query: str, pool: Sequence[Candidates], k: int, now: datetime | None = None
+    ) -> list[Ranked]:
+        """The best `k` of the pool's visible facts for `query`; `now` is when it is asked
+        (for "yesterday", "上周三", "on 3 June")."""
         if not pool:
             return []
         flat: dict[str, np.ndarray] = {}
@@ -153,22 +159,30 @@ class Pipeline:
             flat[r.name] = np.concatenate(
                 [np.where(c.mask, a, 0.0) for c, a in zip(pool, arrs, strict=True)]
             ).astype(np.float64)
-        relevant = np.zeros(len(next(iter(flat.values()))), dtype=bool)
-        fused = np.zeros_like(relevant, dtype=np.float64)
+        visible = np.concatenate([c.mask for c in pool])
+        created = np.concatenate([c.index.created for c in pool])
+        relevant = np.zeros(len(visible), dtype=bool)
         for r in self.rankers:
             relevant |= flat[r.name] > r.floor
+        # A named day makes the facts remembered that day hits ("what did I do on 5月6号?"
+        # names nothing else); only among the visible ones.
+        inside = self._inside_dates(query, created, now)
+        if inside is not None:
+            relevant |= (inside > 0) & visible
         hits = np.flatnonzero(relevant)
         if not len(hits):
             return []
+        fused = np.zeros(len(visible), dtype=np.float64)
         for r in self.rankers:  # min-max over this query's hits, so the weights mean shares
             s = flat[r.name][hits]
             lo, hi = float(s.min()), float(s.max())
-            fused[hits] += r.weight * ((s - lo) / (hi - lo) if hi > lo else np.ones_like(s))
+            if hi > lo:
+                fused[hits] += r.weight * (s - lo) / (hi - lo)
+            elif hi > r.floor:  # every hit scored the same, and it counts: all full marks
+                fused[hits] += r.weight
         total = sum(r.weight for r in self.rankers)
-        created = np.concatenate([c.index.created for c in pool])
-        inside = self._inside_dates(query, created[hits])
         if inside is not None:
-            fused[hits] += self.date_weight * inside
+            fused[hits] += self.date_weight * inside[hits]
             total += self.date_weight
         fused[hits] /= max(total, 1e-12)
         offsets = np.cumsum([0] + [len(c.index) for c in pool])
@@ -180,19 +194,19 @@ class Pipeline:
             out.append(Ranked(p, int(h - offsets[p]), float(fused[h]), parts))
         return out
 
-    def _inside_dates(self, query: str, created_ms: np.ndarray) -> np.ndarray | None:
-        """Which hits were remembered within a date the query names; None when the query
-        names none, or the window does not tell the hits apart (all in, or none)."""
+    def _inside_dates(
+        self, query: str, created_ms: np.ndarray, now: datetime | None
+    ) -> np.ndarray | None:
+        """How well each fact's time fits a date the query names: 1 inside the window, 0.5
+        within a day of it (time zones), 0 elsewhere; None when the query names none."""
         if not self.date_weight:
             return None
-        spans = windows(query)
+        spans = windows(query, now)
         if not spans:
             return None
-        inside = np.zeros(len(created_ms), dtype=bool)
+        fit = np.zeros(len(created_ms), dtype=np.float64)
         for start, end in spans:
-            lo = int(start.timestamp() * 1000) - _DAY_MS
-            hi = int(end.timestamp() * 1000) + _DAY_MS
-            inside |= (created_ms >= lo) & (created_ms < hi)
-        if inside.all() or not inside.any():
-            return None
-        return inside.astype(np.float64)
+            lo, hi = int(start.timestamp() * 1000), int(end.timestamp() * 1000)
+            near = (created_ms >= lo - _DAY_MS) & (created_ms < hi + _DAY_MS)
+            fit = np.maximum(fit, np.where((created_ms >= lo) & (created_ms < hi), 1.0, 0.5 * near))
+        return fit if fit.any() else None
