@@ -1,0 +1,137 @@
+"""Recall quality per language on the bilingual dev set (benchmarks/data/dev/, written for
+confidante: 10 conversations of one person talking to their agent over four dated sessions,
+200 questions with gold turns, each in English and Chinese, the same content in both).
+
+Every conversation of every language is remembered in ONE database, each as the DM silo of
+its own user, written at its session's date; each question is then asked in that user's DM
+at the conversation's `asked_at` time (so "yesterday" and "上周三" mean something). Prints
+the retrieval metrics per language (`_common.RetrievalScore`; a session is one day
+here), date questions apart, and the number of hits that came
+from another user's facts (must be 0).
+
+    python benchmarks/multilingual.py [--languages en,zh] [--embedders static,none]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from collections import defaultdict
+from datetime import datetime
+from pathlib import Path
+
+from _common import Clock, RetrievalScore
+from confidante import Context, Memory
+from confidante.config import Settings
+from confidante.engine import default_rankers
+from confidante.vault.crypto import new_key
+
+DATA = Path(__file__).resolve().parent / "data" / "dev"
+
+
+def load(path: Path = DATA) -> list[dict]:
+    return [json.loads(p.read_text()) for p in sorted(path.glob("c*.json"))]
+
+
+def when(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def languages_of(convs: list[dict]) -> list[str]:
+    langs = {k for c in convs for s in c["sessions"] for t in s["turns"] for k in t}
+    return sorted(langs, key=lambda x: (x != "en", x))
+
+
+def evaluate(mem: Memory, clock: Clock, convs: list[dict], langs: list[str]) -> dict:
+    owner_of: dict[str, str] = {}  # fact id -> user actor, for the leak count
+    turn_of: dict[str, str] = {}  # fact id -> "session:turn"
+    ingest_s = ingested = 0.0
+    for lang in langs:
+        for c in convs:
+            actor = f"dev:{lang}-{c['id']}"
+            for si, s in enumerate(c["sessions"], start=1):
+                texts = [t[lang] for t in s["turns"] if lang in t]
+                if not texts:
+                    continue
+                clock.now = when(s["date"])
+                t0 = time.perf_counter()
+                facts = mem.remember_many(Context.dm(actor), texts)
+                ingest_s += time.perf_counter() - t0
+                ingested += len(facts)
+                for ti, f in enumerate(facts, start=1):
+                    owner_of[f.id], turn_of[f.id] = actor, f"{si}:{ti}"
+    scores: dict[str, RetrievalScore] = defaultdict(RetrievalScore)
+    leaks = 0
+    latencies = []
+    for lang in langs:
+        for c in convs:
+            actor = f"dev:{lang}-{c['id']}"
+            clock.now = when(c["asked_at"])
+            for q in c["questions"]:
+                if lang not in q:
+                    continue
+                t0 = time.perf_counter()
+                hits = mem.recall(Context.dm(actor), q[lang], k=50)
+                latencies.append(time.perf_counter() - t0)
+                leaks += sum(owner_of.get(h.fact.id) != actor for h in hits)
+                got = [turn_of[h.fact.id] for h in hits]
+                evidence = set(q["evidence"])
+                scores[lang].add(got, evidence)
+                scores[f"{lang} {q['type']}"].add(got, evidence)
+    latencies.sort()
+    return {
+        "scores": scores,
+        "leaks": leaks,
+        "p95_ms": latencies[int(len(latencies) * 0.95)] * 1e3,
+        "ingest_facts_per_s": ingested / ingest_s if ingest_s else 0.0,
+    }
+
+
+def run(convs: list[dict], langs: list[str], embedder: str) -> dict:
+    clock = Clock()
+    settings = Settings(default_ttl_days=36500, embedder=embedder)
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "dev.db"
+        mem = Memory.open(db, master_key=new_key(), clock=clock, settings=settings)
+        mem.pipeline.rankers = default_rankers(settings)
+        try:
+            return evaluate(mem, clock, convs, langs)
+        finally:
+            mem.close()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=DATA)
+    ap.add_argument("--languages", default="", help="default: every language in the set")
+    ap.add_argument("--embedders", default="default,none")
+    ap.add_argument("--types", action="store_true", help="also print each question type")
+    args = ap.parse_args()
+    convs = load(args.data)
+    langs = args.languages.split(",") if args.languages else languages_of(convs)
+    n_q = sum(len(c["questions"]) for c in convs)
+    print(f"bilingual dev set: {len(convs)} conversations, {n_q} questions, languages {langs}")
+    cols = "".join(f"{m:>16}" for m in RetrievalScore.COLUMNS)
+    print(f"{'embedder':<12}{'slice':<14}{'n':>5}{cols}")
+    for name in args.embedders.split(","):
+        r = run(convs, langs, name)
+        for key in sorted(r["scores"], key=lambda k: (k.split()[0] != "en", k)):
+            if " " in key and not (args.types or key.endswith("date")):
+                continue
+            s = r["scores"][key]
+            print(f"{name:<12}{key:<14}{s.n:>5}" + "".join(f"{v:>16.3f}" for v in s.values()))
+        gaps = [
+            max(v) - min(v)
+            for v in zip(*(r["scores"][lang].values() for lang in langs), strict=True)
+        ]
+        print(
+            f"{name:<12}largest gap between languages: {max(gaps):.3f}; "
+            f"hits from another user: {r['leaks']}; recall p95 {r['p95_ms']:.1f} ms; "
+            f"ingest {r['ingest_facts_per_s']:.0f} facts/s"
+        )
+
+
+if __name__ == "__main__":
+    main()
