@@ -33,10 +33,10 @@ def test_language(text: str, lang: str) -> None:
     assert language(text) == lang
 
 
-def test_cjk_text_is_read_as_bigrams() -> None:
-    assert terms("我搬到柏林") == ["我搬", "搬到", "到柏", "柏林"]
+def test_cjk_text_is_read_as_bigrams_and_characters() -> None:
+    assert terms("我搬到柏林") == ["我搬", "搬到", "到柏", "柏林", "搬", "到", "柏", "林"]
     assert terms("狗") == ["狗"] and terms("的") == []  # a lone particle says nothing
-    assert terms("我在Berlin工作") == ["我在", "berlin", "工作"]
+    assert terms("我在Berlin工作") == ["我在", "berlin", "工作", "工", "作"]
 
 
 def test_each_language_stems_its_own_words() -> None:

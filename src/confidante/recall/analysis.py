@@ -8,9 +8,12 @@ written in:
    invisible format characters (zero-width spaces and joiners, soft hyphens) removed, so a
    word disguised with them is still the word.
 2. **Split** into runs of CJK script (Han, kana, Hangul) and runs of other letters or digits.
-3. **CJK runs** are read as overlapping character bigrams (``我搬到柏林`` -> ``我搬 搬到 到柏
-   柏林``), a one-character run as itself: no dictionary, no load time, and on the bilingual
-   dev set as good as a word segmenter (jieba; ``benchmarks/multilingual.py``).
+3. **CJK runs** are read as overlapping character bigrams plus their single characters
+   (``我搬到柏林`` -> ``我搬 搬到 到柏 柏林 搬 到 柏 林``; particles such as 的 and 我 are left
+   out as single characters only). No dictionary and no load time. On the bilingual dev set
+   (``benchmarks/multilingual.py``, keyword only, Chinese) this finds an evidence turn in
+   the first five for 0.970 of the questions, bigrams alone 0.920, and the jieba word
+   segmenter 0.900-0.920 while costing ~0.5 s to load and ~30 us a sentence.
 4. **Other words** are stemmed with Snowball in the text's language (English, German, French,
    Spanish, Italian, Portuguese, Dutch; told apart by their function words, English when
    nothing tells), their function words left out, and accents dropped after stemming, so
@@ -108,10 +111,11 @@ def _unaccent(word: str) -> str:
     return unicodedata.normalize("NFC", bare)
 
 
-def _bigrams(run: str) -> list[str]:
+def _cjk_terms(run: str) -> list[str]:
+    chars = [c for c in run if c not in CJK_STOP_CHARS]
     if len(run) == 1:
-        return [] if run in CJK_STOP_CHARS else [run]
-    return [run[i : i + 2] for i in range(len(run) - 1)]
+        return chars
+    return [run[i : i + 2] for i in range(len(run) - 1)] + chars
 
 
 def terms(text: str) -> list[str]:
@@ -122,7 +126,7 @@ def terms(text: str) -> list[str]:
     out: list[str] = []
     for r in runs:
         if _CJK_CHAR.match(r):
-            out += _bigrams(r)
+            out += _cjk_terms(r)
         elif r in stop:
             continue
         elif len(r) > _LONGEST_STEMMED:  # keep the stem cache small

@@ -16,6 +16,7 @@ import numpy as np
 from ..model import Fact, OriginKind
 from ..policy import Grant, PartitionRef
 from .analysis import stem, terms
+from .supersession import Claim, claim, superseded
 
 __all__ = ["IndexedFact", "Lines", "PartitionIndex", "stem", "tokenize"]
 
@@ -78,6 +79,8 @@ class PartitionIndex:
     conversation: np.ndarray = field(init=False)  # conversation_keys, per fact
     _by_conversation: np.ndarray = field(init=False)  # rows by conversation, then written order
     _lines: dict[bytes, Lines | None] = field(init=False, default_factory=dict)
+    _claims: list[Claim | None] | None = field(init=False, default=None)
+    _superseded: dict[bytes, np.ndarray | None] = field(init=False, default_factory=dict)
     _lines_lock: threading.Lock = field(init=False, default_factory=threading.Lock)
     _masks: dict[Grant, np.ndarray] = field(init=False, default_factory=dict)
     extras: dict[str, object] = field(init=False, default_factory=dict)  # other rankers' data
@@ -134,6 +137,34 @@ class PartitionIndex:
             if len(self._lines) >= 8:
                 self._lines.pop(next(iter(self._lines)))
             self._lines[key] = found
+        return found
+
+    def superseded(self, visible: np.ndarray) -> np.ndarray | None:
+        """Among the `visible` facts only, each one's current version: the row of the newest
+        fact of the same author stating the same attribute of the same holder with another
+        value (`recall.supersession`), or -1; None when nothing is superseded. Computed per
+        reader, like `lines`, so a fact they may not see (or that expired) never marks,
+        hides or reorders one they can. Cached for a few readers' views."""
+        key = np.packbits(visible).tobytes()
+        if key in self._superseded:
+            return self._superseded[key]
+        if self._claims is None:
+            self._claims = [claim(f.fact.text) for f in self.facts]
+        order = np.lexsort((np.arange(len(self.facts)), self.created))  # oldest first
+        links = superseded(
+            self._claims,
+            [f.author_key for f in self.facts],
+            [int(r) for r in order if visible[r] and self._claims[r] is not None],
+        )
+        found = None
+        if links:
+            found = np.full(len(self.facts), -1, dtype=np.int64)
+            for old, new in links.items():
+                found[old] = new
+        with self._lines_lock:
+            if len(self._superseded) >= 8:
+                self._superseded.pop(next(iter(self._superseded)))
+            self._superseded[key] = found
         return found
 
     def extend_expiry(self, ids: set[str], expires_ms: int) -> None:

@@ -116,12 +116,40 @@ def _with_context(
     return out, merged
 
 
+def _current_versions(pool: Sequence[Candidates], offsets: np.ndarray) -> np.ndarray | None:
+    """For every fact of the pool (flat), the flat position of the visible fact that
+    superseded it, or -1; None when nothing in the pool is superseded."""
+    parts = []
+    for c, off in zip(pool, offsets, strict=False):
+        sup = c.index.superseded(c.mask)
+        parts.append(
+            np.full(len(c.index), -1, np.int64)
+            if sup is None
+            else np.where(sup >= 0, sup + off, -1)
+        )
+    flat = np.concatenate(parts)
+    return flat if (flat >= 0).any() else None
+
+
+def _newest_truth_first(hits: np.ndarray, fused: np.ndarray, current: np.ndarray) -> np.ndarray:
+    """The newest truth first: when a superseded fact is a hit, the fact that replaced it is
+    one too, scored at least as high (and, being newer, ranked before it on a tie). "Where do
+    I live?" matches "I live in Paris" by its words; "I moved to Berlin" answers it."""
+    newer = current[hits]
+    old = hits[newer >= 0]
+    if not len(old):
+        return hits
+    np.maximum.at(fused, current[old], fused[old])
+    return np.union1d(hits, current[old])
+
+
 @dataclass(frozen=True, slots=True)
 class Ranked:
     partition: int  # position in the pool
     row: int  # position in that partition's index
     score: float
     parts: dict[str, float]
+    superseded_by: int | None = None  # row (same partition) of the fact that replaced it
 
 
 class Pipeline:
@@ -139,7 +167,7 @@ class Pipeline:
     for that day. Only visible facts are ever hits. Scores are divided by the weights in play, so
     they stay within 0..1 for `min_score`."""
 
-    def __init__(self, rankers: Sequence[Ranker], *, date_weight: float = 0.3) -> None:
+    def __init__(self, rankers: Sequence[Ranker], *, date_weight: float = 0.7) -> None:
         if not rankers:
             raise ValueError("a pipeline needs at least one ranker")
         self.rankers = list(rankers)
@@ -186,12 +214,20 @@ class Pipeline:
             total += self.date_weight
         fused[hits] /= max(total, 1e-12)
         offsets = np.cumsum([0] + [len(c.index) for c in pool])
+        current = _current_versions(pool, offsets)
+        if current is not None:
+            hits = _newest_truth_first(hits, fused, current)
         order = np.lexsort((-created[hits], -fused[hits]))[:k]  # score, then newest first
         out = []
         for h in hits[order]:
             p = int(np.searchsorted(offsets, h, side="right") - 1)
             parts = {name: float(s[h]) for name, s in flat.items()}
-            out.append(Ranked(p, int(h - offsets[p]), float(fused[h]), parts))
+            newer = int(current[h]) - int(offsets[p]) if current is not None else -1
+            out.append(
+                Ranked(
+                    p, int(h - offsets[p]), float(fused[h]), parts, newer if newer >= 0 else None
+                )
+            )
         return out
 
     def _inside_dates(

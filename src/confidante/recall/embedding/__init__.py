@@ -39,6 +39,9 @@ __all__ = [
     "load_embedder",
 ]
 
+# English models: their WordPiece vocabulary reads Latin-script languages, not CJK.
+LATIN_LANGUAGES = frozenset({"en", "de", "fr", "es", "it", "pt", "nl"})
+
 DEFAULT_EMBEDDER = "static"
 FALLBACK_EMBEDDER = "static"
 
@@ -68,6 +71,9 @@ class Embedder(Protocol):
 
     name: str
     dim: int
+    # The languages (ISO 639-1, as `recall.analysis.language` tells them) it was made for;
+    # None for any. Recall does not use its meaning for a query in another language.
+    languages: frozenset[str] | None
 
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
 
