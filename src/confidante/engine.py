@@ -339,6 +339,8 @@ class Engine:
             return None
         facts = [_indexed(dk, r) for r in self.store.facts_in(row.id)]
         index = PartitionIndex(partition_ref(row.id), row.version, facts)
+        if cached is not None:
+            index.inherit(cached)
         for r in self.pipeline.rankers:
             prepare = getattr(r, "prepare", None)
             if prepare is not None:

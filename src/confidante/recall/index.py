@@ -80,6 +80,7 @@ class PartitionIndex:
     _by_conversation: np.ndarray = field(init=False)  # rows by conversation, then written order
     _lines: dict[bytes, Lines | None] = field(init=False, default_factory=dict)
     _claims: list[Claim | None] | None = field(init=False, default=None)
+    _inherited: dict[str, tuple[str, Claim | None]] = field(init=False, default_factory=dict)
     _superseded: dict[bytes, np.ndarray | None] = field(init=False, default_factory=dict)
     _lines_lock: threading.Lock = field(init=False, default_factory=threading.Lock)
     _masks: dict[Grant, np.ndarray] = field(init=False, default_factory=dict)
@@ -139,6 +140,15 @@ class PartitionIndex:
             self._lines[key] = found
         return found
 
+    def inherit(self, previous: PartitionIndex) -> None:
+        """Reuse what an older version of this partition's index already read (the claims of
+        facts whose text is unchanged), so a write does not make every fact be read again."""
+        if previous._claims is not None:
+            self._inherited = {
+                f.fact.id: (f.fact.text, c)
+                for f, c in zip(previous.facts, previous._claims, strict=True)
+            }
+
     def superseded(self, visible: np.ndarray) -> np.ndarray | None:
         """Among the `visible` facts only, each one's current version: the row of the newest
         fact of the same author stating the same attribute of the same holder with another
@@ -149,7 +159,14 @@ class PartitionIndex:
         if key in self._superseded:
             return self._superseded[key]
         if self._claims is None:
-            self._claims = [claim(f.fact.text) for f in self.facts]
+            known = self._inherited
+            self._claims = [
+                known[f.fact.id][1]
+                if f.fact.id in known and known[f.fact.id][0] == f.fact.text
+                else claim(f.fact.text)
+                for f in self.facts
+            ]
+            self._inherited = {}
         order = np.lexsort((np.arange(len(self.facts)), self.created))  # oldest first
         links = superseded(
             self._claims,

@@ -49,15 +49,15 @@ _ZH_ADV = (
     r"去年|今年|前年|昨天|前天|[0-9一二三四五六七八九十]{1,2}月(?:份)?)*"
 )
 
-_EN_HOLDER = r"(?P<holder>i|we|my (?:\w+ ){0,2}?\w+|[a-z][\w-]+)"
-_EN_BE = (
-    r"(?:'m|'re|'s|'ll be|'ve|'ve been|\s+am|\s+are|\s+is|\s+will be|\s+have been|\s+has been|"
-    r"\s+have|\s+has)?(?:\s+(?:don't|do not|doesn't|does not|no longer|not|never))?"
-)
 _EN_RELATIONS = (
     "sister|brother|mum|mom|mother|dad|father|partner|wife|husband|girlfriend|boyfriend|"
     "son|daughter|cousin|aunt|uncle|grandmother|grandfather|grandma|grandpa|friend|"
     "boss|manager|neighbour|neighbor|roommate|flatmate|best friend"
+)
+_EN_HOLDER = rf"(?P<holder>i|we|my (?:{_EN_RELATIONS}))"
+_EN_BE = (
+    r"(?:'m|'re|'s|'ll be|'ve|'ve been|\s+am|\s+are|\s+is|\s+will be|\s+have been|\s+has been|"
+    r"\s+have|\s+has)?(?:\s+(?:don't|do not|doesn't|does not|no longer|not|never))?"
 )
 _ANIMALS = {
     "dog": "dog",
@@ -156,7 +156,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "favourite",
         re.compile(
-            rf"\b(?P<holder>my|our|[a-z][\w'-]+'s)\s+(?:new\s+)?favou?rite\s+(?P<thing>\w+)"
+            rf"(?<!one of )\b(?P<holder>my|our)\s+(?:new\s+|all-time\s+)?favou?rite\s+"
+            rf"(?P<thing>\w+)"
             rf"\s+is\s+(?:now\s+)?{_VAL}{_END}"
         ),
     ),
@@ -293,11 +294,13 @@ def _holder(raw: str | None, speaker: str | None) -> str | None:
     return h
 
 
-# Words every phrasing above needs: most facts have none, and skip the patterns.
+# The words every phrasing above needs: most facts have none, and skip the patterns.
 _TRIGGER = re.compile(
-    r"liv|mov|relocat|based|work|job|role|position|call|nam|favou?rite|partner|friend|wife|"
-    r"husband|住|搬|工作|上班|当|是一|做|叫|名|最喜欢|wohn|leb|gezogen|arbeit|hei(?:ss|ß)t|habit|vis|"
-    r"vivons|déménag|travaill|appel|viv|mud|trabaj|llam"
+    r"\b(?:liv(?:e|es|ed|ing)|mov(?:ed|ing)|relocat\w*|based|work(?:s|ing)?\s+(?:as|at|for)|"
+    r"job|role|position|call(?:ed|ing)?|(?:re)?named|favou?rite|partner|girlfriend|boyfriend|"
+    r"wife|husband|wohne\w*|lebe\w*|gezogen|arbeite\w*|hei(?:ss|ß)t|habit\w*|vis|vivons|"
+    r"déménag\w*|travaill\w*|appelle|viv\w*|mud[eé]|mudamos|trabajo|llama)\b|"
+    r"住|搬|工作|上班|当|是一|做|叫|名|最喜欢"
 )
 
 
