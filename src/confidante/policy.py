@@ -396,6 +396,14 @@ def backdate_denial(ctx: Context, authority: Context | None, owners: Collection[
     return owner_only_code(is_owner((authority or ctx).actor, owners))
 
 
+def export_denial(ctx: Context, owners: Collection[str]) -> str | None:
+    """An export writes every visible fact to plaintext files: the owner's alone, on their
+    own machine (`local` with an owner actor). Returns the denial code, or None."""
+    if not is_owner_private(ctx, owners):
+        return owner_only_code(is_owner(ctx.actor, owners))
+    return None if ctx.surface is Surface.LOCAL else "local_context_required"
+
+
 def may_forget(v: Viewer, author_key: str | None, subject_key: str | None) -> bool:
     """Writer, subject, or the owner in an owner-private context (visibility checked first)."""
     if v.owner_private:
@@ -417,6 +425,7 @@ __all__ = [
     "backdate_denial",
     "can_read",
     "default_namespace",
+    "export_denial",
     "forget_subject_denial",
     "grant_for",
     "guild_partition",
