@@ -121,7 +121,16 @@ def import_from(
         progress.start(len(items))
     advance = progress.advance if progress is not None else None
     with _scratch(mem) if dry_run else nullcontext(mem) as target:
-        write(target, items, report, authority=ctx, existing=existing, ttl=ttl, progress=advance)
+        write(
+            target,
+            items,
+            report,
+            authority=ctx,
+            existing=existing,
+            ttl=ttl,
+            progress=advance,
+            reader=mem,
+        )
     if fmt == "silo-tree" and senders is not None and viewer.owner_private:
         _settle_silos(mem, ctx, senders, report, unmapped, dry_run)
     return report

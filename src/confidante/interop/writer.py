@@ -49,18 +49,31 @@ def write(
     existing: set[PlaceKey],
     ttl: timedelta | None = None,
     progress: Progress | None = None,
+    reader: Memory | None = None,
 ) -> None:
-    """Write `items` into `mem`, recording every outcome in `report`."""
+    """Write `items` into `mem`, recording every outcome in `report`. Duplicates are looked
+    up in `existing` and, for conversation history (which only its own session sees), in
+    `reader` (the real memory when `mem` is a dry run's scratch copy)."""
     batch: list[Entry] = []
+    sessions: dict[Context, set[PlaceKey]] = {}
     for item in items:
         if isinstance(item, Entry):
             key = place_key(mem, item.ctx, item.namespace, item.text)
-            if key is not None and key in existing:
+            if key is not None and key[0] == "session":
+                if item.ctx not in sessions:
+                    seen = (reader or mem).list(item.ctx)
+                    sessions[item.ctx] = existing_places(
+                        f for f in seen if f.scope.value == "session"
+                    )
+                known = sessions[item.ctx]
+            else:
+                known = existing
+            if key is not None and key in known:
                 report.skipped.append((item.position, "duplicate"))
                 _tick(progress)
                 continue
             if key is not None:
-                existing.add(key)
+                known.add(key)
             if batch and (_group(batch[0]) != _group(item) or len(batch) >= BATCH):
                 _flush(mem, batch, report, authority, ttl, progress)
                 batch = []
