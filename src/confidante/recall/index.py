@@ -65,6 +65,7 @@ class Lines:
     prev: np.ndarray  # row of the line before, or -1
     next: np.ndarray  # row of the line after, or -1
     before: np.ndarray  # term count of the line before (0 if none)
+    after: np.ndarray  # term count of the line after (0 if none)
 
 
 @dataclass
@@ -133,7 +134,9 @@ class PartitionIndex:
                 nxt[a[same]] = b[same]
                 before = np.zeros(len(self.facts), dtype=np.float32)
                 before[b[same]] = self.lengths[a[same]]
-                found = Lines(prev, nxt, before)
+                after = np.zeros(len(self.facts), dtype=np.float32)
+                after[a[same]] = self.lengths[b[same]]
+                found = Lines(prev, nxt, before, after)
         with self._lines_lock:
             if len(self._lines) >= 8:
                 self._lines.pop(next(iter(self._lines)))
