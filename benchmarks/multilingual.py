@@ -44,7 +44,9 @@ def languages_of(convs: list[dict]) -> list[str]:
     return sorted(langs, key=lambda x: (x != "en", x))
 
 
-def evaluate(mem: Memory, clock: Clock, convs: list[dict], langs: list[str]) -> dict:
+def evaluate(
+    mem: Memory, clock: Clock, convs: list[dict], langs: list[str], cross: bool = False
+) -> dict:
     owner_of: dict[str, str] = {}  # fact id -> user actor, for the leak count
     turn_of: dict[str, str] = {}  # fact id -> "session:turn"
     ingest_s = ingested = 0.0
@@ -65,21 +67,25 @@ def evaluate(mem: Memory, clock: Clock, convs: list[dict], langs: list[str]) -> 
     scores: dict[str, RetrievalScore] = defaultdict(RetrievalScore)
     leaks = 0
     latencies = []
-    for lang in langs:
+    # Each language asked of its own facts; then, across languages, a question in one asked
+    # of the same conversation remembered in another ("zh>en": Chinese asked of English).
+    asks = [(lang, lang, lang) for lang in langs]
+    asks += [(f"{q}>{f}", q, f) for q in langs for f in langs if q != f and cross]
+    for label, q_lang, f_lang in asks:
         for c in convs:
-            actor = f"dev:{lang}-{c['id']}"
+            actor = f"dev:{f_lang}-{c['id']}"
             clock.now = when(c["asked_at"])
             for q in c["questions"]:
-                if lang not in q:
+                if q_lang not in q:
                     continue
                 t0 = time.perf_counter()
-                hits = mem.recall(Context.dm(actor), q[lang], k=50)
+                hits = mem.recall(Context.dm(actor), q[q_lang], k=50)
                 latencies.append(time.perf_counter() - t0)
                 leaks += sum(owner_of.get(h.fact.id) != actor for h in hits)
                 got = [turn_of[h.fact.id] for h in hits]
                 evidence = set(q["evidence"])
-                scores[lang].add(got, evidence)
-                scores[f"{lang} {q['type']}"].add(got, evidence)
+                scores[label].add(got, evidence)
+                scores[f"{label} {q['type']}"].add(got, evidence)
     latencies.sort()
     return {
         "scores": scores,
@@ -89,7 +95,7 @@ def evaluate(mem: Memory, clock: Clock, convs: list[dict], langs: list[str]) -> 
     }
 
 
-def run(convs: list[dict], langs: list[str], embedder: str) -> dict:
+def run(convs: list[dict], langs: list[str], embedder: str, cross: bool = False) -> dict:
     clock = Clock()
     settings = Settings(default_ttl_days=36500, embedder=embedder)
     with tempfile.TemporaryDirectory() as tmp:
@@ -97,7 +103,7 @@ def run(convs: list[dict], langs: list[str], embedder: str) -> dict:
         mem = Memory.open(db, master_key=new_key(), clock=clock, settings=settings)
         mem.pipeline.rankers = default_rankers(settings)
         try:
-            return evaluate(mem, clock, convs, langs)
+            return evaluate(mem, clock, convs, langs, cross)
         finally:
             mem.close()
 
@@ -108,26 +114,27 @@ def main() -> None:
     ap.add_argument("--languages", default="", help="default: every language in the set")
     ap.add_argument("--embedders", default="default,none")
     ap.add_argument("--types", action="store_true", help="also print each question type")
+    ap.add_argument("--cross", action="store_true", help="also ask across languages")
     args = ap.parse_args()
     convs = load(args.data)
     langs = args.languages.split(",") if args.languages else languages_of(convs)
     n_q = sum(len(c["questions"]) for c in convs)
     print(f"bilingual dev set: {len(convs)} conversations, {n_q} questions, languages {langs}")
     cols = "".join(f"{m:>16}" for m in RetrievalScore.COLUMNS)
-    print(f"{'embedder':<12}{'slice':<14}{'n':>5}{cols}")
+    print(f"{'embedder':<18}{'slice':<14}{'n':>5}{cols}")
     for name in args.embedders.split(","):
-        r = run(convs, langs, name)
-        for key in sorted(r["scores"], key=lambda k: (k.split()[0] != "en", k)):
+        r = run(convs, langs, name, args.cross)
+        for key in sorted(r["scores"], key=lambda k: (">" in k, k.split()[0] != "en", k)):
             if " " in key and not (args.types or key.endswith("date")):
                 continue
             s = r["scores"][key]
-            print(f"{name:<12}{key:<14}{s.n:>5}" + "".join(f"{v:>16.3f}" for v in s.values()))
+            print(f"{name:<18}{key:<14}{s.n:>5}" + "".join(f"{v:>16.3f}" for v in s.values()))
         gaps = [
             max(v) - min(v)
             for v in zip(*(r["scores"][lang].values() for lang in langs), strict=True)
         ]
         print(
-            f"{name:<12}largest gap between languages: {max(gaps):.3f}; "
+            f"{name:<18}largest gap between languages: {max(gaps):.3f}; "
             f"hits from another user: {r['leaks']}; recall p95 {r['p95_ms']:.1f} ms; "
             f"ingest {r['ingest_facts_per_s']:.0f} facts/s"
         )
