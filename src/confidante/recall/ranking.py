@@ -99,11 +99,14 @@ class BM25:
                 matched[idx] = True
                 rows, freq = idx, tf
                 if view is not None:  # + w x this term's count in the line before (after)
-                    for near, share in ((view.next, w), (view.prev, wr)):
-                        ctx = near[idx]
+                    near = []
+                    for links, share in ((view.next, w), (view.prev, wr)):
+                        ctx = links[idx]
                         has = ctx >= 0
                         if share and has.any():
-                            rows, freq = _with_context(n, rows, freq, ctx[has], share * tf[has])
+                            near.append((ctx[has], share * tf[has]))
+                    if near:
+                        rows, freq = _with_context(n, idx, tf, near)
                 norm = k1 * (1.0 - b + b * ln[rows] / avgdl)
                 acc[rows] += idf * freq * (k1 + 1.0) / (freq + norm)  # rows are distinct
             acc[~(c.mask & matched)] = 0.0
@@ -111,36 +114,39 @@ class BM25:
 
 
 def _with_context(
-    n: int, rows: np.ndarray, counts: np.ndarray, ctx_rows: np.ndarray, ctx_counts: np.ndarray
+    n: int, rows: np.ndarray, counts: np.ndarray, near: list[tuple[np.ndarray, np.ndarray]]
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Sum two sparse count vectors over n facts (each with distinct rows): a dense pass for
+    """Sum sparse count vectors over n facts (each with distinct rows): a dense pass for
     common terms, a sorted merge for rare ones."""
-    if 8 * (len(rows) + len(ctx_rows)) > n:
+    if 8 * (len(rows) + sum(len(r) for r, _ in near)) > n:
         dense = np.zeros(n, dtype=np.float32)
         dense[rows] = counts
-        dense[ctx_rows] += ctx_counts
+        for r, c in near:
+            dense[r] += c
         out = np.flatnonzero(dense)
         return out, dense[out]
-    out = np.union1d(rows, ctx_rows)
+    out = np.union1d(rows, np.concatenate([r for r, _ in near]))
     merged = np.zeros(len(out), dtype=np.float32)
     merged[np.searchsorted(out, rows)] = counts
-    merged[np.searchsorted(out, ctx_rows)] += ctx_counts
+    for r, c in near:
+        merged[np.searchsorted(out, r)] += c
     return out, merged
 
 
 def _current_versions(pool: Sequence[Candidates], offsets: np.ndarray) -> np.ndarray | None:
     """For every fact of the pool (flat), the flat position of the visible fact that
     superseded it, or -1; None when nothing in the pool is superseded."""
-    parts = []
-    for c, off in zip(pool, offsets, strict=False):
-        sup = c.index.superseded(c.mask)
-        parts.append(
+    sups = [c.index.superseded(c.mask) for c in pool]
+    if all(sup is None for sup in sups):
+        return None
+    return np.concatenate(
+        [
             np.full(len(c.index), -1, np.int64)
             if sup is None
             else np.where(sup >= 0, sup + off, -1)
-        )
-    flat = np.concatenate(parts)
-    return flat if (flat >= 0).any() else None
+            for c, sup, off in zip(pool, sups, offsets, strict=False)
+        ]
+    )
 
 
 def _newest_truth_first(hits: np.ndarray, fused: np.ndarray, current: np.ndarray) -> np.ndarray:

@@ -199,6 +199,16 @@ _SMALL = {
 }
 
 
+# Something every form above needs: a digit, a month or weekday name, a relative word, or a
+# CJK date character.
+_ANY_CUE = re.compile(
+    rf"[0-9年月日号號周星期礼拜天昨今去前]|\b(?:{_MONTH}|{_WEEKDAY}|yesterday|today|ago|last|"
+    r"week|month|year|gestern|vorgestern|heute|letzte\w*|vergangene\w*|vor|hier|avant-hier|"
+    r"aujourd'hui|dernier|derniere|dernière|passée|passee|semaine|mois|l'an|ayer|anteayer|hoy|"
+    r"pasad[oa]|anterior|hace|semana|mes|il y a)\b"
+)
+
+
 def _cn_number(s: str) -> int:
     """A Chinese numeral up to 99 (一, 十, 十二, 二十, 二十五) or digits."""
     if s.isdigit():
@@ -284,6 +294,8 @@ def windows(query: str, now: datetime | None = None) -> list[Window]:
     """Every date the query names, most specific reading first. Relative and yearless forms
     need `now` (the time the question is asked); without it only full dates are read."""
     text = fold(query)
+    if not _ANY_CUE.search(text):  # most questions name no date: skip the patterns
+        return []
     today = now.astimezone(UTC).date() if now is not None else None
     found: list[Window | None] = []
 
