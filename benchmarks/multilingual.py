@@ -86,6 +86,7 @@ def evaluate(
                 evidence = set(q["evidence"])
                 scores[label].add(got, evidence)
                 scores[f"{label} {q['type']}"].add(got, evidence)
+                scores[f"{label} @{c['id']}"].add(got, evidence)
     latencies.sort()
     return {
         "scores": scores,
@@ -124,17 +125,27 @@ def main() -> None:
     print(f"{'embedder':<18}{'slice':<14}{'n':>5}{cols}")
     for name in args.embedders.split(","):
         r = run(convs, langs, name, args.cross)
-        for key in sorted(r["scores"], key=lambda k: (">" in k, k.split()[0] != "en", k)):
-            if " " in key and not (args.types or key.endswith("date")):
+        scores = r["scores"]
+        full = max(scores[lang].n for lang in langs)
+        for lang in langs:  # a language on fewer conversations: English on the same ones
+            if scores[lang].n < full:
+                same = RetrievalScore()
+                for key in list(scores):
+                    if key.startswith(f"{lang} @"):
+                        part = scores[f"en @{key.split('@')[1]}"]
+                        same.n += part.n
+                        same.sums = [a + b for a, b in zip(same.sums, part.sums, strict=True)]
+                scores[f"en (as {lang})"] = same
+        for key in sorted(scores, key=lambda k: (">" in k, k.split()[0] != "en", k)):
+            if "@" in key or (" " in key and not (args.types or key.endswith(("date", ")")))):
                 continue
-            s = r["scores"][key]
+            s = scores[key]
+            s = scores[key]
             print(f"{name:<18}{key:<14}{s.n:>5}" + "".join(f"{v:>16.3f}" for v in s.values()))
-        gaps = [
-            max(v) - min(v)
-            for v in zip(*(r["scores"][lang].values() for lang in langs), strict=True)
-        ]
+        whole = [lang for lang in langs if scores[lang].n == full]  # asked every question
+        gaps = [max(v) - min(v) for v in zip(*(scores[x].values() for x in whole), strict=True)]
         print(
-            f"{name:<18}largest gap between languages: {max(gaps):.3f}; "
+            f"{name:<18}largest gap between {'/'.join(whole)}: {max(gaps):.3f}; "
             f"hits from another user: {r['leaks']}; recall p95 {r['p95_ms']:.1f} ms; "
             f"ingest {r['ingest_facts_per_s']:.0f} facts/s"
         )

@@ -160,6 +160,8 @@ def day(y: int, m: int, dd: int, n: int = 1) -> tuple[datetime, datetime]:
         ("la semaine dernière", [day(2024, 3, 4, 7)]),
         ("6 de mayo de 2023", [day(2023, 5, 6)]),
         ("el miércoles pasado", [day(2024, 3, 13), day(2024, 3, 6)]),
+        ("que s'est-il passé mardi ?", [day(2024, 3, 12)]),
+        ("je nage le mardi", []),  # every Tuesday, not a day
         ("hace dos días", [day(2024, 3, 13)]),
     ],
 )

@@ -20,7 +20,8 @@ _RAW = {
     "fr": """au aux avec ce ces cette dans de des du elle elles en est et eu il ils je la le
         les leur lui ma mais me mes moi mon ne nos notre nous on ou où par pas pour qu que
         qui sa se ses son sont sur ta te tes toi ton tu un une vos votre vous était étais
-        ai as avait avez avons quand quel quelle quoi comment pourquoi""",
+        ai as avait avez avons quand quel quelle quoi comment pourquoi a suis vais c d j l m
+        n s t qu est-ce""",
     "es": """a al como con cual cuando de del donde dónde el en es esta este esto estoy fue
         ha han he la las le les lo los me mi mis muy nos o para pero por que qué quien quién
         se su sus te tu tú un una uno y ya yo él ella ellos era estaba cómo cuándo cuál

@@ -216,7 +216,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "residence",
         re.compile(
-            rf"\b(?P<holder>ich|wir)\s+(?:wohne|wohnen|lebe|leben)\s+(?:jetzt\s+|nun\s+)?in\s+{_VAL}{_END}"
+            rf"(?:\b(?P<holder>ich|wir)\s+(?:wohne|wohnen|lebe|leben)|\b(?:wohne|wohnen|lebe|leben)\s+"
+            rf"(?P<holder2>ich|wir))\s+(?:\w+\s+){{0,2}}?in\s+{_VAL}{_END}"
         ),
     ),
     (
@@ -237,7 +238,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "residence",
         re.compile(
             rf"\b(?P<holder>j'|je\s|nous\s)(?:habite|vis|habitons|vivons|suis\s+install[ée]e?|"
-            rf"ai\s+déménagé|avons\s+déménagé)\s*(?:maintenant\s+)?(?:à|a|en|au)\s+{_VAL}{_END}"
+            rf"ai\s+déménagé|avons\s+déménagé)\s*(?:(?:maintenant|toujours|encore|désormais)\s+)?"
+            rf"(?:à|a|en|au)\s+{_VAL}{_END}"
         ),
     ),
     (
@@ -254,7 +256,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "residence",
         re.compile(
-            rf"(?:^|\s)(?P<holder>yo\s+|nosotros\s+)?(?:vivo|vivimos|me mudé|me mude|nos mudamos)"
+            rf"(?:^|\s)(?P<holder>yo\s+|nosotros\s+)?(?:vivo|vivimos|sigo viviendo|me mudé|me mude|"
+            rf"nos mudamos)"
             rf"\s+(?:ahora\s+)?(?:en|a)\s+{_VAL}{_END}"
         ),
     ),
@@ -297,7 +300,7 @@ _NEEDS: list[tuple[str, ...]] = [
     ("habit", "vis", "vivons", "install", "déménag"),
     ("travaill",),
     ("appelle",),
-    ("vivo", "vivimos", "mud"),
+    ("vivo", "vivimos", "viviendo", "mud"),
     ("trabajo",),
     ("llama",),
 ]
@@ -344,7 +347,7 @@ def claim(text: str) -> Claim | None:
         if found is None:
             continue
         groups = found.groupdict()
-        holder = _holder(groups.get("holder"), speaker)
+        holder = _holder(groups.get("holder") or groups.get("holder2"), speaker)
         if holder is None:
             continue
         value = _ARTICLES.sub("", groups["value"].strip(" '-."))

@@ -142,6 +142,8 @@ _LAST_WEEKDAY = re.compile(
     rf"\b(?:last|letzten|letzter|vergangenen)\s+({_WEEKDAY})\b|\b({_WEEKDAY})\s+(?:dernier|pasado)\b"
 )
 _ON_WEEKDAY = re.compile(rf"\b(?:on|am|el)\s+({_WEEKDAY})\b")
+# French names a past day bare ("passé mardi"); "le mardi" is every Tuesday.
+_FR_WEEKDAY = re.compile(r"(?<!\ble )\b(lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche)\b")
 _LAST_SPAN = re.compile(
     r"\b(?:last|letzte|letzten|letzter|vergangene|vergangenen)\s+(week|woche|month|monat|year|jahr)\b"
     r"|\b(?:la|le|l')\s*(semaine|mois|année|annee)\s+(?:dernière|derniere|dernier|passée|passee|passé|passe)\b"
@@ -390,7 +392,8 @@ def _relative(text: str, today: date, found: list[Window | None]) -> str:
 
     text = _scan(text, _IN_MONTH, in_month, found)
     text = _scan(text, _REL_DAY, lambda m: [_days(today + timedelta(days=_REL_DAYS[m[1]]))], found)
-    if language(text) == "fr":
+    french = language(text) == "fr"
+    if french:
         text = _scan(text, _HIER, lambda m: [_days(today - timedelta(days=1))], found)
 
     def last_weekday(m: re.Match[str]) -> list[Window | None]:
@@ -401,6 +404,13 @@ def _relative(text: str, today: date, found: list[Window | None]) -> str:
         return [_days(d) for d in sorted(days, reverse=True)]
 
     text = _scan(text, _LAST_WEEKDAY, last_weekday, found)
+    if french:
+        text = _scan(
+            text,
+            _FR_WEEKDAY,
+            lambda m: [_days(today - timedelta(days=(today.weekday() - _WEEKDAYS[m[1]]) % 7))],
+            found,
+        )
     text = _scan(
         text,
         _ON_WEEKDAY,
