@@ -66,6 +66,11 @@ class Lines:
     next: np.ndarray  # row of the line after, or -1
     before: np.ndarray  # term count of the line before (0 if none)
     after: np.ndarray  # term count of the line after (0 if none)
+    # A term's rows and counts with its neighbours' counts added, by (term, weights): the
+    # same for every query of this reader until the partition changes.
+    with_context: dict[tuple[str, float, float], tuple[np.ndarray, np.ndarray]] = field(
+        default_factory=dict
+    )
 
 
 @dataclass

@@ -12,7 +12,7 @@ from typing import Protocol
 
 import numpy as np
 
-from .index import PartitionIndex, tokenize
+from .index import Lines, PartitionIndex, tokenize
 from .when import windows
 
 _DAY_MS = 86_400_000
@@ -99,18 +99,32 @@ class BM25:
                 matched[idx] = True
                 rows, freq = idx, tf
                 if view is not None:  # + w x this term's count in the line before (after)
-                    near = []
-                    for links, share in ((view.next, w), (view.prev, wr)):
-                        ctx = links[idx]
-                        has = ctx >= 0
-                        if share and has.any():
-                            near.append((ctx[has], share * tf[has]))
-                    if near:
-                        rows, freq = _with_context(n, idx, tf, near)
+                    rows, freq = _term_in_context(view, t, idx, tf, w, wr)
                 norm = k1 * (1.0 - b + b * ln[rows] / avgdl)
                 acc[rows] += idf * freq * (k1 + 1.0) / (freq + norm)  # rows are distinct
             acc[~(c.mask & matched)] = 0.0
         return out
+
+
+def _term_in_context(
+    view: Lines, term: str, idx: np.ndarray, tf: np.ndarray, w: float, wr: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """A term's rows and counts, plus w x its count in the line before each row and wr x in
+    the line after; cached in the reader's view (a few thousand terms)."""
+    key = (term, w, wr)
+    found = view.with_context.get(key)
+    if found is not None:
+        return found
+    near = []
+    for links, share in ((view.next, w), (view.prev, wr)):
+        ctx = links[idx]
+        has = ctx >= 0
+        if share and has.any():
+            near.append((ctx[has], share * tf[has]))
+    found = _with_context(len(view.prev), idx, tf, near) if near else (idx, tf)
+    if len(view.with_context) < 4096:
+        view.with_context[key] = found
+    return found
 
 
 def _with_context(
