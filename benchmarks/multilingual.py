@@ -73,6 +73,8 @@ def evaluate(
     asks += [(f"{q}>{f}", q, f) for q in langs for f in langs if q != f and cross]
     for label, q_lang, f_lang in asks:
         for c in convs:
+            if not any(f_lang in t for s in c["sessions"] for t in s["turns"]):
+                continue  # not remembered in that language
             actor = f"dev:{f_lang}-{c['id']}"
             clock.now = when(c["asked_at"])
             for q in c["questions"]:
@@ -137,7 +139,8 @@ def main() -> None:
                         same.sums = [a + b for a, b in zip(same.sums, part.sums, strict=True)]
                 scores[f"en (as {lang})"] = same
         for key in sorted(scores, key=lambda k: (">" in k, k.split()[0] != "en", k)):
-            if "@" in key or (" " in key and not (args.types or key.endswith(("date", ")")))):
+            kind = key.split()[-1] if " " in key else ""
+            if "@" in key or (kind and not (args.types or kind in ("date", ")") or ")" in kind)):
                 continue
             s = scores[key]
             s = scores[key]
