@@ -45,6 +45,18 @@ class EmptyText(InvalidInput):
     code = "empty_text"
 
 
+class AmbiguousId(InvalidInput):
+    """A shortened id matches more than one fact this context may see."""
+
+    code = "ambiguous_id"
+
+
+class InvalidCursor(InvalidInput):
+    """A pagination cursor this API did not return (or one from another query)."""
+
+    code = "invalid_cursor"
+
+
 class AccessDenied(ConfidanteError):
     """The policy refused the operation in this context.
 
@@ -145,4 +157,27 @@ class SchemaTooNew(StoreError):
 
 
 class ConfigError(ConfidanteError):
+    """A setting is malformed: the message names the variable and the expected format."""
+
     code = "config_error"
+
+
+class DatabaseMissing(ConfidanteError):
+    """No database where one was expected (a typo in a path must not create a new one)."""
+
+    code = "database_missing"
+    http_status = 404
+
+
+class DatabaseExists(ConfidanteError):
+    """Restoring over an existing database needs an explicit choice to replace it."""
+
+    code = "database_exists"
+    http_status = 409
+
+
+class OwnerMissing(ConfidanteError):
+    """No owner is configured: owner-only flows (the dashboard, local tools) cannot start."""
+
+    code = "owner_missing"
+    http_status = 409
