@@ -14,16 +14,18 @@ import typer
 from rich.table import Table
 
 from ..._version import __version__
-from ...config import Settings
+from ...config import load_settings
 from ...engine import key_file_path
-from ...errors import InvalidInput
-from ...memory import Memory
+from ...errors import DatabaseExists, InvalidInput, MasterKeyMissing
 from ...model import Context, Fact, Hit
+from ...services.paging import iso
 from ...store.postgres import is_postgres_url
-from . import agents
+from . import agents, setup
 from .flags import (
+    CreateOpt,
     DbOpt,
     JsonOpt,
+    db_target,
     emit,
     err,
     errors,
@@ -36,9 +38,33 @@ app = typer.Typer(
     name="confidante",
     help="Private-by-design long-term memory for agents that talk to many people.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion [bash|zsh|fish|powershell]
     pretty_exceptions_enable=False,
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        print(f"confidante {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version."
+        ),
+    ] = False,
+) -> None:
+    """Private-by-design long-term memory for agents that talk to many people.
+
+    Start with `confidante init` (or just `confidante serve`), then see `confidante COMMAND
+    --help`. Every command takes --json."""
+
+
+SHORT_ID = 12  # what tables show; every id argument takes a unique prefix like this
 
 
 def _fact_table(facts: list[Fact], scores: list[float] | None = None) -> Table:
@@ -49,7 +75,7 @@ def _fact_table(facts: list[Fact], scores: list[float] | None = None) -> Table:
         t.add_column("score", justify="right")
     t.add_column("text")
     for i, f in enumerate(facts):
-        row = [f.id[:12], f.scope.value]
+        row = [f.id[:SHORT_ID], f.scope.value]
         if scores is not None:
             row.append(f"{scores[i]:.3f}")
         row.append(f.text)
@@ -58,32 +84,6 @@ def _fact_table(facts: list[Fact], scores: list[float] | None = None) -> Table:
 
 
 # --- commands ---------------------------------------------------------------------------------
-
-
-@app.command()
-def init(db: DbOpt = None, as_json: JsonOpt = False) -> None:
-    """Create the database, its installation secret and (unless CONFIDANTE_MASTER_KEY is
-    set) a master key file with mode 0600 beside it."""
-    with errors(as_json):
-        target = db or str(Settings().db)
-        server = is_postgres_url(target)
-        existed = not server and Path(target).exists()
-        Memory.open(target).close()
-        key_file = None if server else key_file_path(Path(target), Settings())
-        data = {
-            "db": "postgresql" if server else target,  # never echo a URL: it may hold a password
-            "key_file": str(key_file) if key_file and key_file.exists() else None,
-            "created": not existed,
-        }
-        path = data["db"]
-    emit(
-        as_json,
-        data,
-        lambda: out.print(
-            f"{'initialised' if not existed else 'already initialised'}: {path}"
-            + (f"\nmaster key file: {key_file} (mode 0600; back it up)" if data["key_file"] else "")
-        ),
-    )
 
 
 @app.command()
@@ -97,10 +97,11 @@ def remember(
     kind: Annotated[str, typer.Option(help="Kind of fact.")] = "fact",
     skill: Annotated[str | None, typer.Option("--skill", help="Source skill.")] = None,
     db: DbOpt = None,
+    create: CreateOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Remember a fact in the namespace this context may write."""
-    with errors(as_json), open_memory(db) as mem:
+    with errors(as_json), open_memory(db, create=create) as mem:
         fact = mem.remember(ctx, text, namespace, kind=kind, source_skill=skill)
     emit(as_json, fact.to_dict(), lambda: out.print(f"remembered {fact.id} in {fact.scope}"))
 
@@ -118,10 +119,11 @@ def recall(
         str | None, typer.Option("--guilds", help="Widen (owner-private only): guild ids.")
     ] = None,
     db: DbOpt = None,
+    create: CreateOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Recall what this context may see, best first."""
-    with errors(as_json), open_memory(db) as mem:
+    with errors(as_json), open_memory(db, create=create) as mem:
         hits: list[Hit] = mem.recall(
             ctx, query, k, subjects=_split(subjects), guilds=_split(guilds)
         )
@@ -140,10 +142,11 @@ def get(
     fact_id: Annotated[str, typer.Argument(help="Fact id.")],
     ctx: Context,
     db: DbOpt = None,
+    create: CreateOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Show one fact, if this context may see it."""
-    with errors(as_json), open_memory(db) as mem:
+    with errors(as_json), open_memory(db, create=create) as mem:
         fact = mem.get(ctx, fact_id)
     emit(as_json, fact.to_dict(), lambda: out.print(_fact_table([fact])))
 
@@ -154,10 +157,11 @@ def forget(
     fact_id: Annotated[str, typer.Argument(help="Fact id.")],
     ctx: Context,
     db: DbOpt = None,
+    create: CreateOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Forget one fact (its writer, its subject, or the owner in private)."""
-    with errors(as_json), open_memory(db) as mem:
+    with errors(as_json), open_memory(db, create=create) as mem:
         mem.forget(ctx, fact_id)
     emit(as_json, {"forgotten": fact_id}, lambda: out.print(f"forgotten {fact_id}"))
 
@@ -168,10 +172,11 @@ def list_(
     ctx: Context,
     limit: Annotated[int | None, typer.Option(help="At most this many.")] = None,
     db: DbOpt = None,
+    create: CreateOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """List every fact this context may see, newest first."""
-    with errors(as_json), open_memory(db) as mem:
+    with errors(as_json), open_memory(db, create=create) as mem:
         facts = mem.list(ctx, limit=limit)
     emit(
         as_json,
@@ -187,10 +192,11 @@ def update(
     text: Annotated[str, typer.Argument(help="The new text.")],
     ctx: Context,
     db: DbOpt = None,
+    create: CreateOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Replace a fact's text (its writer, its subject, or the owner in private)."""
-    with errors(as_json), open_memory(db) as mem:
+    with errors(as_json), open_memory(db, create=create) as mem:
         fact = mem.update(ctx, fact_id, text)
     emit(as_json, fact.to_dict(), lambda: out.print(f"updated {fact.id}"))
 
@@ -202,10 +208,11 @@ def context(
     ctx: Context,
     max_tokens: Annotated[int, typer.Option("--max-tokens", help="Token budget.")] = 800,
     db: DbOpt = None,
+    create: CreateOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Print the prompt context for this conversation: identity block plus recalled facts."""
-    with errors(as_json), open_memory(db) as mem:
+    with errors(as_json), open_memory(db, create=create) as mem:
         text = mem.prompt_context(ctx, query, max_tokens=max_tokens)
     emit(as_json, {"context": text}, lambda: print(text))
 
@@ -218,6 +225,7 @@ def import_(
     namespace: Annotated[str | None, typer.Option("--namespace", "-n")] = None,
     batch: Annotated[int, typer.Option(help="Facts per transaction.")] = 256,
     db: DbOpt = None,
+    create: CreateOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Bulk-remember a JSONL file in this context, with a progress bar."""
@@ -226,7 +234,7 @@ def import_(
     with errors(as_json):
         texts = _read_jsonl(file)
         done = 0
-        with open_memory(db) as mem, Progress(console=err, disable=as_json) as bar:
+        with open_memory(db, create=create) as mem, Progress(console=err, disable=as_json) as bar:
             task = bar.add_task("remembering", total=len(texts))
             for start in range(0, len(texts), max(1, batch)):
                 chunk = texts[start : start + max(1, batch)]
@@ -264,12 +272,13 @@ def forget_subject(
     subject: Annotated[str, typer.Argument(help="The actor to erase, platform:id.")],
     ctx: Context,
     db: DbOpt = None,
+    create: CreateOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Erase everything about a person and destroy their keys (owner in private, or self)."""
-    with errors(as_json), open_memory(db) as mem:
+    with errors(as_json), open_memory(db, create=create) as mem:
         report = mem.forget_subject(ctx, subject)
-    emit(as_json, report, lambda: out.print(report))
+    emit(as_json, report, lambda: out.print(_erasure_line(f"forgot {subject}", report)))
 
 
 @app.command("forget-guild")
@@ -278,12 +287,24 @@ def forget_guild(
     community: Annotated[str, typer.Argument(help="Guild id (or group:CHAT).", metavar="GUILD")],
     ctx: Context,
     db: DbOpt = None,
+    create: CreateOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Erase a community's memory and destroy its key (owner, in private)."""
-    with errors(as_json), open_memory(db) as mem:
+    with errors(as_json), open_memory(db, create=create) as mem:
         report = mem.forget_guild(ctx, community)
-    emit(as_json, report, lambda: out.print(report))
+    emit(as_json, report, lambda: out.print(_erasure_line(f"forgot {community}", report)))
+
+
+def _erasure_line(head: str, report: dict[str, int]) -> str:
+    """`forgot X: 3 facts deleted, 2 keys destroyed, ...` (only the counts the caller got)."""
+    words = {
+        "facts_deleted": "facts deleted",
+        "keys_destroyed": "keys destroyed",
+        "authorship_removed": "authorships removed",
+    }
+    parts = [f"{n} {words[k]}" for k, n in report.items() if k in words]
+    return head + (": " + ", ".join(parts) if parts else "")
 
 
 @app.command()
@@ -292,13 +313,14 @@ def log(
     ctx: Context,
     limit: Annotated[int, typer.Option(help="At most this many.")] = 100,
     db: DbOpt = None,
+    create: CreateOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Denials and owner-memory reads (the owner, in an owner-private context)."""
-    with errors(as_json), open_memory(db) as mem:
+    with errors(as_json), open_memory(db, create=create) as mem:
         rows = mem.access_log(ctx, limit)
     data = [
-        {"at": _iso(r.at), "kind": r.kind, "code": r.code, "scope": r.scope, "surface": r.surface}
+        {"at": iso(r.at), "kind": r.kind, "code": r.code, "scope": r.scope, "surface": r.surface}
         for r in rows
     ]
 
@@ -311,18 +333,27 @@ def log(
     emit(as_json, {"events": data}, human)
 
 
-def _iso(ms: int) -> str:
-    from datetime import UTC, datetime
-
-    return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="seconds")
-
-
 @app.command()
 def stats(db: DbOpt = None, as_json: JsonOpt = False) -> None:
     """The T1 public stats: skill usage and observed patterns (no identifiers)."""
     with errors(as_json), open_memory(db) as mem:
         data = mem.public_stats()
-    emit(as_json, data, lambda: out.print_json(json.dumps(data)))
+
+    def human() -> None:
+        skills = data["skill_stats"]
+        if not skills and not data["patterns_observed"]:
+            out.print("no public stats yet")
+            return
+        t = Table("skill", "calls", "success rate", "last used", title="Skills")
+        for name, s in skills.items():
+            t.add_row(name, str(s["calls"]), f"{s['success_rate']:.0%}", s["last_used"])
+        out.print(t)
+        p = Table("trigger", "skills used", "count", title="Patterns observed")
+        for pat in data["patterns_observed"]:
+            p.add_row(pat["trigger"], ", ".join(pat["skills_used"]), str(pat["count"]))
+        out.print(p)
+
+    emit(as_json, data, human)
 
 
 @app.command()
@@ -354,10 +385,11 @@ def cleanup(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Count, change nothing.")] = False,
     history: Annotated[bool, typer.Option("--history", help="List earlier runs.")] = False,
     db: DbOpt = None,
+    create: CreateOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Run the cleanup protocol (archive, purge, re-scan, merge, compact), or list its log."""
-    with errors(as_json), open_memory(db) as mem:
+    with errors(as_json), open_memory(db, create=create) as mem:
         if history:
             lines = mem.cleanup_history()
             emit(as_json, {"history": lines}, lambda: out.print("\n".join(lines) or "none"))
@@ -370,44 +402,79 @@ keys_app = typer.Typer(help="Master key and agent API keys.", no_args_is_help=Tr
 app.add_typer(keys_app, name="keys")
 
 
+BACKUP_WARNING = (
+    "backups made before this rotation open only with the old master key; keep it "
+    "(--keep-old-key PATH) for as long as you keep those backups"
+)
+
+
 @keys_app.command("rotate")
 def keys_rotate(
     new_key: Annotated[
         str | None, typer.Option("--new-key", help="Base64 of 32 bytes (default: random).")
     ] = None,
+    keep_old_key: Annotated[
+        Path | None,
+        typer.Option(
+            "--keep-old-key",
+            help="Write the old master key to this file (mode 0600) first: earlier backups "
+            "need it.",
+        ),
+    ] = None,
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Re-wrap every data key under a new master key (facts are not re-encrypted)."""
+    """Re-wrap every data key under a new master key (facts are not re-encrypted).
+
+    Backups made before the rotation still need the old key: keep it with --keep-old-key."""
     from ...services.lifecycle import rotate_key_file
-    from ...vault.crypto import encode_key, parse_master_key
+    from ...vault.crypto import encode_key, parse_master_key, read_key_file, write_key_file
     from ...vault.crypto import new_key as fresh_key
 
     with errors(as_json):
-        settings = Settings()
-        target = db or str(settings.db)
+        settings = load_settings()
+        target = db_target(db)
         new = parse_master_key(new_key) if new_key else fresh_key()
-        with Memory.open(target) as mem:
+        if keep_old_key is not None and keep_old_key.exists():
+            raise InvalidInput("--keep-old-key names a file that exists; choose a new path")
+        with open_memory(db) as mem:
             env_key = settings.master_key is not None or is_postgres_url(target)
+            key_file = key_file_path(Path(target), settings)
+            if keep_old_key is not None:
+                old = (
+                    parse_master_key(settings.master_key.get_secret_value())
+                    if settings.master_key is not None
+                    else read_key_file(key_file)
+                )
+                write_key_file(keep_old_key, old)
             if env_key:
                 mem.rotate_master_key(new)
             else:
-                rotate_key_file(mem, key_file_path(Path(target), settings), new)
-        data: dict[str, Any] = {"rotated": True, "key_file": None if env_key else "updated"}
+                rotate_key_file(mem, key_file, new)
+        data: dict[str, Any] = {
+            "rotated": True,
+            "key_file": None if env_key else str(key_file),
+            "old_key_kept": str(keep_old_key) if keep_old_key else None,
+            "warning": None if keep_old_key else BACKUP_WARNING,
+        }
         if env_key and not new_key:
             data["new_master_key"] = encode_key(new)  # shown once: set CONFIDANTE_MASTER_KEY
-    emit(
-        as_json,
-        data,
-        lambda: out.print(
-            "rotated; "
-            + (
-                "set CONFIDANTE_MASTER_KEY to: " + data["new_master_key"]
-                if "new_master_key" in data
-                else "key file updated"
+
+    def human() -> None:
+        if "new_master_key" in data:
+            out.print("rotated; set CONFIDANTE_MASTER_KEY to (shown only now):")
+            print(data["new_master_key"])
+        else:
+            out.print(f"rotated; key file {key_file} updated")
+        if keep_old_key:
+            out.print(
+                f"the old key is in {keep_old_key} (mode 0600): restore an earlier backup with "
+                f"`confidante restore BACKUP --key-file {keep_old_key}`"
             )
-        ),
-    )
+        else:
+            err.print(f"[yellow]warning[/yellow]: {BACKUP_WARNING}")
+
+    emit(as_json, data, human)
 
 
 @app.command()
@@ -416,32 +483,97 @@ def backup(
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """A consistent online copy of the database, still encrypted (keep the key apart)."""
+    """A consistent online copy of the database, still encrypted. Keep the master key
+    apart from it: `restore` will need it (--key-file or --key) on a new machine."""
     with errors(as_json), open_memory(db) as mem:
         path = mem.backup(dest)
-    emit(as_json, {"backup": str(path)}, lambda: out.print(f"backed up to {path}"))
+    emit(
+        as_json,
+        {"backup": str(path)},
+        lambda: out.print(
+            f"backed up to {path} (encrypted; restoring it needs this database's master key)"
+        ),
+    )
 
 
 @app.command()
 def restore(
     src: Annotated[Path, typer.Argument(help="A backup made by `confidante backup`.")],
+    key_file: Annotated[
+        Path | None,
+        typer.Option("--key-file", help="The backup's master key file (default: BACKUP.key)."),
+    ] = None,
+    key: Annotated[
+        str | None, typer.Option("--key", help="The backup's master key, base64 of 32 bytes.")
+    ] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing database.")] = False,
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Put a backup in place, after checking that the current master key opens it."""
+    """Put a backup in place (a new path or, with --force, over the database), after
+    checking that its master key opens it. The key comes from --key-file or --key, else
+    CONFIDANTE_MASTER_KEY, the database's key file, or a key file beside the backup; the
+    restored database gets a key file beside it so it opens as it is."""
     from ...services.lifecycle import restore as restore_db
-    from ...vault.crypto import parse_master_key, read_key_file
+    from ...vault.crypto import key_file_for, parse_master_key, read_key_file, write_key_file
 
     with errors(as_json):
-        settings = Settings()
-        target = Path(db or str(settings.db))
-        if settings.master_key is not None:
-            key = parse_master_key(settings.master_key.get_secret_value())
-        else:  # the key must already exist: a restore never invents one
-            key = read_key_file(key_file_path(target, settings))
-        restore_db(src, target, key, force=force)
-    emit(as_json, {"restored": str(target)}, lambda: out.print(f"restored into {target}"))
+        settings = load_settings()
+        target = Path(db_target(db))
+        if is_postgres_url(str(target)):
+            raise InvalidInput("restore a PostgreSQL database with pg_restore")
+        own_key_file = key_file_path(target, settings)
+        env_key = (
+            parse_master_key(settings.master_key.get_secret_value())
+            if settings.master_key is not None
+            else None
+        )
+        if key is not None:
+            master = parse_master_key(key)
+        elif key_file is not None:
+            master = read_key_file(key_file)
+        elif env_key is not None:
+            master = env_key
+        elif own_key_file.exists():
+            master = read_key_file(own_key_file)
+        elif key_file_for(src).exists():
+            master = read_key_file(key_file_for(src))
+        else:
+            raise MasterKeyMissing(
+                "no key for this backup here: give its master key with --key-file PATH "
+                "or --key BASE64"
+            )
+        if env_key is not None and env_key != master:
+            raise InvalidInput(
+                "CONFIDANTE_MASTER_KEY is not the backup's key: the restored database would "
+                "not open; set it to the backup's key first"
+            )
+        if target.exists() and not force:
+            raise DatabaseExists(f"a database exists at {target}: add --force to replace it")
+        restore_db(src, target, master, force=force)
+        kept_old = None
+        if env_key is None:
+            current = read_key_file(own_key_file) if own_key_file.exists() else None
+            if current != master:
+                if current is not None:  # the replaced database's key, not thrown away
+                    kept_old = own_key_file.with_name(own_key_file.name + ".before-restore")
+                    kept_old.unlink(missing_ok=True)
+                    own_key_file.replace(kept_old)
+                write_key_file(own_key_file, master)
+    data = {
+        "restored": str(target),
+        "key_file": None if env_key is not None else str(own_key_file),
+        "previous_key_file": str(kept_old) if kept_old else None,
+    }
+    emit(
+        as_json,
+        data,
+        lambda: out.print(
+            f"restored into {target}"
+            + (f" (key file {own_key_file})" if env_key is None else "")
+            + (f"; the replaced database's key is in {kept_old}" if kept_old else "")
+        ),
+    )
 
 
 @app.command()
@@ -455,12 +587,13 @@ def demo(as_json: JsonOpt = False) -> None:
 
 
 @app.command()
-def version() -> None:
-    """Print the version."""
-    out.print(__version__)
+def version(as_json: JsonOpt = False) -> None:
+    """Print the version (also `confidante --version`)."""
+    emit(as_json, {"version": __version__}, lambda: print(f"confidante {__version__}"))
 
 
 agents.register(app, keys_app)  # dashboard set-password, keys add-agent/list/revoke
+setup.register(app)  # init, config
 
 
 def _split(value: str | None) -> list[str] | None:
