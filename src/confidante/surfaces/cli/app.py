@@ -598,3 +598,82 @@ setup.register(app)  # init, config
 
 def _split(value: str | None) -> list[str] | None:
     return [v.strip() for v in value.split(",") if v.strip()] if value else None
+
+
+@app.command()
+def selftest(
+    url: Annotated[
+        str | None,
+        typer.Option("--url", help="Test a running server (e.g. http://127.0.0.1:8765)."),
+    ] = None,
+    token: Annotated[
+        str | None,
+        typer.Option(
+            "--token",
+            envvar="CONFIDANTE_TOKEN",
+            help="With --url: an agent key that is not pinned (or CONFIDANTE_TOKEN).",
+        ),
+    ] = None,
+    owner: Annotated[
+        str | None,
+        typer.Option("--owner", help="With --url: the owner's id (default: the configured one)."),
+    ] = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Check a deployment for leaks: plant canaries in every kind of partition, read them
+    from every kind of context, scan the files for plaintext, remove the canaries (erasure
+    included). Exit 1 on any leak or fault."""
+    from ...services.selftest import HttpTarget, LibraryTarget, run_selftest
+
+    def progress(msg: str) -> None:
+        if not as_json:
+            err.print(f"[dim]{msg}...[/dim]")
+
+    with errors(as_json):
+        if url is not None:
+            if not token:
+                raise InvalidInput("--url needs --token (an agent key that is not pinned)")
+            who = owner or next(iter(load_settings().owner_ids), None)
+            if who is None:
+                raise InvalidInput("--url needs --owner (the owner's id, platform:id)")
+            report = run_selftest(HttpTarget(url, token, who), progress=progress)
+        else:
+            with open_memory(db) as mem:
+                report = run_selftest(LibraryTarget(mem), progress=progress)
+    data = report.to_dict()
+
+    def human() -> None:
+        t = Table("context", "operation", "result")
+        for row in data["checks"]:
+            if row["ok"]:
+                result = "[green]pass[/green]"
+            elif row["leaks"]:
+                result = f"[red]LEAK[/red] ({row['leaks']})"
+            else:
+                result = "[red]MISSING[/red] " + ", ".join(row["missing"])
+            t.add_row(row["probe"], row["operation"], result)
+        out.print(t)
+        files = data["files"]
+        if files.get("checked"):
+            out.print(
+                "files: "
+                + (
+                    "[green]no plaintext[/green]"
+                    if files["ok"]
+                    else f"[red]PLAINTEXT[/red] in {files['files']}"
+                )
+            )
+        else:
+            out.print(f"files: not checked ({files.get('why')})")
+        out.print(f"canaries removed: {data['removed']}")
+        leaks, faults = len(data["leaks"]), len(data["faults"])
+        out.print(
+            "[green]selftest passed[/green]: nothing leaked"
+            if data["ok"]
+            else f"[red]selftest FAILED[/red]: {leaks} leaks, {faults} faults"
+        )
+
+    emit(as_json, data, human)
+    if not report.ok:
+        raise typer.Exit(1)
