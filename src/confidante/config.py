@@ -27,7 +27,7 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
-from .errors import ConfigError
+from .errors import ConfigError, InvalidActor
 from .model import Scope, normalize_actor
 
 ENV_PREFIX = "CONFIDANTE_"
@@ -207,7 +207,10 @@ class Settings(BaseSettings):
     @field_validator("owner_ids")
     @classmethod
     def _valid_owner_ids(cls, value: list[str]) -> list[str]:
-        return [normalize_actor(v) for v in value]
+        try:
+            return [normalize_actor(v) for v in value]
+        except InvalidActor:
+            raise ValueError("not platform:id") from None
 
     @field_validator("ttl_days_by_scope", mode="before")
     @classmethod

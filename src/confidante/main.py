@@ -141,7 +141,9 @@ def mcp_stdio(flags: dict[str, Any], db: DbOpt = None) -> None:
 
 def main() -> None:
     try:
-        app()
+        # one program name however it is started (`python -m confidante` too): completion
+        # scripts and help text name the command a user types
+        app(prog_name="confidante")
     except KeyboardInterrupt:  # pragma: no cover
         sys.exit(130)
 
