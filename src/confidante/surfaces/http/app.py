@@ -26,6 +26,18 @@ from .routes import router
 
 Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[Any]]
 DOCS_ASSETS = "/docs/assets"
+# The pages may load only what this server serves: the browser itself refuses anything else
+# (ReDoc's bundle, for one, points an image at its makers' CDN).
+DOCS_CSP = (
+    "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; font-src 'self' data:; worker-src 'self' blob:; "
+    "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'"
+)
+
+
+def _same_origin_only(page: HTMLResponse) -> HTMLResponse:
+    page.headers["Content-Security-Policy"] = DOCS_CSP
+    return page
 
 DESCRIPTION = """Private-by-design long-term memory for agents. Every request carries the
 conversation context (or uses the one its agent key is pinned to); the memory decides what
@@ -61,7 +73,7 @@ def create_api(mem: Memory, *, lifespan: Lifespan | None = None) -> FastAPI:
 
     @app.get("/docs", include_in_schema=False)
     def swagger() -> HTMLResponse:
-        return get_swagger_ui_html(
+        page = get_swagger_ui_html(
             openapi_url="/openapi.json",
             title="confidante API",
             swagger_js_url=f"{DOCS_ASSETS}/swagger-ui-bundle.js",
@@ -70,16 +82,18 @@ def create_api(mem: Memory, *, lifespan: Lifespan | None = None) -> FastAPI:
             # no call-out to the public validator service
             swagger_ui_parameters={"validatorUrl": None, "persistAuthorization": False},
         )
+        return _same_origin_only(page)
 
     @app.get("/redoc", include_in_schema=False)
     def redoc() -> HTMLResponse:
-        return get_redoc_html(
+        page = get_redoc_html(
             openapi_url="/openapi.json",
             title="confidante API",
             redoc_js_url=f"{DOCS_ASSETS}/redoc.standalone.js",
             redoc_favicon_url=f"{DOCS_ASSETS}/favicon.png",
             with_google_fonts=False,
         )
+        return _same_origin_only(page)
 
     @app.get("/healthz", include_in_schema=False)
     def healthz() -> dict[str, bool]:
