@@ -53,6 +53,7 @@ class Memory(Engine):
         scope: Scope | str | None = None,
         subject: str | None = None,
         community: str | None = None,
+        offset: int = 0,
     ) -> Page:
         """A page of what `ctx` may see, newest first, with the true total and a cursor for
         the next page; optionally one scope, one person or one community."""
@@ -64,6 +65,7 @@ class Memory(Engine):
             scope=scope,
             subject=subject,
             community=community,
+            offset=offset,
         )
 
     def search_page(
@@ -75,11 +77,24 @@ class Memory(Engine):
         cursor: str | None = None,
         scope: Scope | str | None = None,
         count: bool = False,
+        start: int = 0,
+        subject: str | None = None,
+        community: str | None = None,
         **recall: Any,
     ) -> HitPage:
         """A page of `recall(ctx, query)`, best first, with a cursor for the next page."""
         return paging.search_page(
-            self, ctx, query, limit=limit, cursor=cursor, scope=scope, count=count, **recall
+            self,
+            ctx,
+            query,
+            limit=limit,
+            cursor=cursor,
+            scope=scope,
+            count=count,
+            start=start,
+            subject=subject,
+            community=community,
+            **recall,
         )
 
     def prompt_context(self, ctx: Context, query: str, max_tokens: int = 800) -> str:

@@ -72,6 +72,17 @@ def _limit(limit: int) -> int:
     return limit
 
 
+def _matches(fact: Fact, subject: str | None, community: str | None) -> bool:
+    """One person (an actor) and/or one community: `discord:g1`, or just `g1` on any platform."""
+    if subject is not None and fact.subject != subject:
+        return False
+    if community is not None:
+        named = fact.community or ""
+        if named != community and named.partition(":")[2] != community:
+            return False
+    return True
+
+
 def _sort_key(fact: Fact) -> tuple[str, str]:
     created = fact.created_at.isoformat() if fact.created_at else ""
     return created, fact.id
@@ -86,20 +97,23 @@ def list_page(
     scope: Scope | str | None = None,
     subject: str | None = None,
     community: str | None = None,
+    offset: int = 0,
 ) -> Page:
     """A page of `mem.list(ctx)`, optionally only one scope, one person (`subject`, an
-    actor) or one community (as facts name it, e.g. `discord:g1`)."""
+    actor) or one community (as facts name it, e.g. `discord:g1`). Pages follow a cursor, or
+    start at `offset` (numbered pages for a person at a screen)."""
     limit = _limit(limit)
+    if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
+        raise InvalidInput("offset must be a non-negative integer")
     wanted_scope = Scope(scope) if scope is not None else None
     wanted_subject = normalize_actor(subject) if subject else None
     facts = [
         f
         for f in mem.list(ctx)
         if (wanted_scope is None or f.scope is wanted_scope)
-        and (wanted_subject is None or f.subject == wanted_subject)
-        and (community is None or f.community == community)
+        and _matches(f, wanted_subject, community or None)
     ]
-    start = 0
+    start = offset
     if cursor is not None:
         _, created, fid = ([*_decode(cursor, "list"), None, None])[:3]
         if not isinstance(created, str) or not isinstance(fid, str):
@@ -126,24 +140,35 @@ def search_page(
     cursor: str | None = None,
     scope: Scope | str | None = None,
     count: bool = False,
+    start: int = 0,
+    subject: str | None = None,
+    community: str | None = None,
     **recall: Any,
 ) -> HitPage:
-    """A page of `mem.recall(ctx, query)`, with the number of hits the ranking found."""
+    """A page of `mem.recall(ctx, query)`, with the number of hits the ranking found (when
+    `count`). Pages follow a cursor, or start at `start`."""
     limit = _limit(limit)
-    offset = 0
+    if not isinstance(start, int) or isinstance(start, bool) or start < 0:
+        raise InvalidInput("start must be a non-negative integer")
+    offset = start
     if cursor is not None:
         _, offset, tag = ([*_decode(cursor, "search"), None, None])[:3]
         if not isinstance(offset, int) or offset < 0 or tag != _query_tag(query):
             raise InvalidCursor("this cursor belongs to another query")
     wanted = Scope(scope) if scope is not None else None
-    full = count or wanted is not None
+    wanted_subject = normalize_actor(subject) if subject else None
+    full = count or wanted is not None or bool(wanted_subject or community)
     depth = MAX_SEARCH_DEPTH if full else min(MAX_SEARCH_DEPTH, offset + limit + 1)
     if offset >= depth:
         return HitPage([], 0 if full else None, False, None)
     hits = mem.recall(ctx, query, depth, **recall)
     capped = full and len(hits) >= MAX_SEARCH_DEPTH
-    if wanted is not None:
-        hits = [h for h in hits if h.fact.scope is wanted]
+    hits = [
+        h
+        for h in hits
+        if (wanted is None or h.fact.scope is wanted)
+        and _matches(h.fact, wanted_subject, community or None)
+    ]
     chunk = hits[offset : offset + limit]
     more = offset + limit < len(hits)
     nxt = _encode(["search", offset + limit, _query_tag(query)]) if more else None

@@ -39,6 +39,7 @@ def _same_origin_only(page: HTMLResponse) -> HTMLResponse:
     page.headers["Content-Security-Policy"] = DOCS_CSP
     return page
 
+
 DESCRIPTION = """Private-by-design long-term memory for agents. Every request carries the
 conversation context (or uses the one its agent key is pinned to); the memory decides what
 that context may read and write.
