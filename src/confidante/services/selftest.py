@@ -34,9 +34,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import ConfidanteError, NotFound, OwnerMissing
 from ..model import Context, Surface, parse_actor
+from . import lifecycle, paging, prompt
 
 if TYPE_CHECKING:
-    from ..memory import Memory
+    from ..engine import Engine
 
 MARKER = "cfcanaryqz"
 """A made-up word in every canary, so a search for it finds canaries of any run."""
@@ -136,7 +137,7 @@ class LibraryTarget:
 
     all_surfaces = True
 
-    def __init__(self, mem: Memory) -> None:
+    def __init__(self, mem: Engine) -> None:
         self.mem = mem
         self.name = "database"
 
@@ -153,7 +154,7 @@ class LibraryTarget:
         return [(h.fact.id, h.fact.text) for h in self.mem.recall(ctx, query, 50)]
 
     def search(self, ctx: Context, query: str) -> list[tuple[str, str]]:
-        page = self.mem.search_page(ctx, query, limit=50)
+        page = paging.search_page(self.mem, ctx, query, limit=50)
         return [(h.fact.id, h.fact.text) for h in page.hits]
 
     def list(self, ctx: Context) -> list[tuple[str, str]]:
@@ -166,16 +167,16 @@ class LibraryTarget:
             return None
 
     def prompt(self, ctx: Context, query: str) -> str:
-        return self.mem.prompt_context(ctx, query, max_tokens=4000)
+        return prompt.prompt_context(self.mem, ctx, query, max_tokens=4000)
 
     def forget(self, ctx: Context, fid: str) -> None:
         self.mem.forget(ctx, fid)
 
     def forget_subject(self, ctx: Context, actor: str) -> None:
-        self.mem.forget_subject(ctx, actor)
+        lifecycle.forget_subject(self.mem, ctx, actor)
 
     def forget_guild(self, ctx: Context, community: str) -> None:
-        self.mem.forget_guild(ctx, community)
+        lifecycle.forget_guild(self.mem, ctx, community)
 
     def scan_files(self, needles: list[str]) -> dict[str, Any]:
         path = getattr(self.mem.store, "path", None)
