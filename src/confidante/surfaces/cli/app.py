@@ -6,7 +6,6 @@ adapter only parses and prints; every decision is the core's.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -20,7 +19,7 @@ from ...errors import DatabaseExists, InvalidInput, MasterKeyMissing
 from ...model import Context, Fact, Hit
 from ...services.paging import iso
 from ...store.postgres import is_postgres_url
-from . import agents, setup
+from . import agents, interop, setup
 from .flags import (
     CreateOpt,
     DbOpt,
@@ -215,55 +214,6 @@ def context(
     with errors(as_json), open_memory(db, create=create) as mem:
         text = mem.prompt_context(ctx, query, max_tokens=max_tokens)
     emit(as_json, {"context": text}, lambda: print(text))
-
-
-@app.command("import")
-@with_context
-def import_(
-    file: Annotated[Path, typer.Argument(help='JSONL: one {"text": ...} or string a line.')],
-    ctx: Context,
-    namespace: Annotated[str | None, typer.Option("--namespace", "-n")] = None,
-    batch: Annotated[int, typer.Option(help="Facts per transaction.")] = 256,
-    db: DbOpt = None,
-    create: CreateOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
-    """Bulk-remember a JSONL file in this context, with a progress bar."""
-    from rich.progress import Progress
-
-    with errors(as_json):
-        texts = _read_jsonl(file)
-        done = 0
-        with open_memory(db, create=create) as mem, Progress(console=err, disable=as_json) as bar:
-            task = bar.add_task("remembering", total=len(texts))
-            for start in range(0, len(texts), max(1, batch)):
-                chunk = texts[start : start + max(1, batch)]
-                mem.remember_many(ctx, chunk, namespace)
-                done += len(chunk)
-                bar.update(task, advance=len(chunk))
-    emit(as_json, {"imported": done}, lambda: out.print(f"imported {done} facts"))
-
-
-def _read_jsonl(file: Path) -> list[str]:
-    if not file.is_file():
-        raise InvalidInput("no such file")
-    texts = []
-    try:
-        content = file.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InvalidInput("the file is not UTF-8 text") from None
-    for n, line in enumerate(content.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError:
-            raise InvalidInput(f"line {n} is not JSON") from None
-        text = item.get("text") if isinstance(item, dict) else item
-        if not isinstance(text, str):
-            raise InvalidInput(f"line {n} has no text")
-        texts.append(text)
-    return texts
 
 
 @app.command("forget-subject")
@@ -594,6 +544,7 @@ def version(as_json: JsonOpt = False) -> None:
 
 agents.register(app, keys_app)  # dashboard set-password, keys add-agent/list/revoke
 setup.register(app)  # init, config
+interop.register(app)  # import --from FORMAT, export --to FORMAT
 
 
 def _split(value: str | None) -> list[str] | None:
