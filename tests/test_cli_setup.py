@@ -273,3 +273,63 @@ def test_restore_onto_a_new_machine_and_rotation_warning(run, home: Path, tmp_pa
     first_key = old_key_file.read_text().strip()  # now the rotated key
     p = run("restore", str(backup), "--db", str(tmp_path / "x.db"), "--key", first_key, ok=False)
     assert "wrong_master_key" in p.stderr
+
+
+def _mcp_call(env: dict[str, str], args: list[str]) -> str:
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "confidante", "mcp", *args], env=env
+    )
+
+    async def main() -> str:
+        with anyio.fail_after(60):
+            async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+                await s.initialize()
+                tools = {t.name for t in (await s.list_tools()).tools}
+                assert "memory_write" in tools
+                result = await s.call_tool("memory_search", {"query": "tea"})
+                assert result.is_error
+                return " ".join(getattr(c, "text", "") for c in result.content)
+
+    return anyio.run(main)
+
+
+def test_mcp_stdio_explains_a_missing_set_up(run, home: Path) -> None:
+    """MCP clients start `confidante mcp` with a bare environment: instead of exiting (the
+    client would only see a closed connection) it serves tools that say what to run."""
+    bare = {"HOME": str(home), "PATH": os.environ["PATH"]}
+    text = _mcp_call(bare, [])
+    assert "database_missing" in text and "confidante init" in text
+    with Memory.open(db_of(home)):  # a database, but nobody is owner
+        pass
+    text = _mcp_call(bare, [])
+    assert "owner_missing" in text and "confidante init --owner" in text
+    run("init", "--owner", OWNER)
+    # the owner stored by init is found with the same bare environment
+    params_ok = _mcp_ok(bare)
+    assert params_ok["scope"] == "owner"
+
+
+def _mcp_ok(env: dict[str, str]) -> dict:
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "confidante", "mcp"], env=env
+    )
+
+    async def main() -> dict:
+        with anyio.fail_after(60):
+            async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+                await s.initialize()
+                wrote = await s.call_tool(
+                    "memory_write", {"text": "note to self", "namespace": "owner"}
+                )
+                assert not wrote.is_error, wrote
+                return wrote.structured_content
+
+    return anyio.run(main)
