@@ -617,7 +617,21 @@ def selftest(
             )
         else:
             out.print(f"files: not checked ({files.get('why')})")
-        out.print(f"canaries removed: {data['removed']}")
+        removed = data["removed"]
+        out.print(
+            "canaries removed: the owner's and the global one forgotten; the made-up person "
+            "and both communities erased with their keys"
+            + (
+                f"; {removed['earlier_runs_removed']} left by earlier runs removed"
+                if removed.get("earlier_runs_removed")
+                else ""
+            )
+            + (
+                f"; [red]still there: {removed['still_there']}[/red]"
+                if removed.get("still_there")
+                else ""
+            )
+        )
         leaks, faults = len(data["leaks"]), len(data["faults"])
         out.print(
             "[green]selftest passed[/green]: nothing leaked"
