@@ -240,23 +240,23 @@ def test_restore_onto_a_new_machine_and_rotation_warning(run, home: Path, tmp_pa
     backup = tmp_path / "backup.db"
     run("backup", str(backup))
     old_key_file = Path(str(db_of(home)) + ".key")
+    # on this machine, into a new path: the configured database's key opens it
+    here = tmp_path / "restored-here.db"
+    run("restore", str(backup), "--db", str(here))
+    got = run("get", fact["id"][:8], "--as", ALICE, "--dm", "--db", str(here), "--json")
+    assert j(got)["text"] == "alice likes jazz"
+    # on a new machine (another home): the key must be given
+    new_home = {"HOME": str(tmp_path / "new-home")}
     elsewhere = tmp_path / "new-machine" / "memory.db"
-    p = run("restore", str(backup), "--db", str(elsewhere), "--json", ok=False)
+    p = run("restore", str(backup), "--db", str(elsewhere), "--json", ok=False, **new_home)
     assert j(p)["error"]["code"] == "master_key_missing"
     assert "--key-file" in j(p)["error"]["message"]
-    done = j(
-        run(
-            "restore",
-            str(backup),
-            "--db",
-            str(elsewhere),
-            "--key-file",
-            str(old_key_file),
-            "--json",
-        )
-    )
+    restore = ["restore", str(backup), "--db", str(elsewhere), "--key-file", str(old_key_file)]
+    done = j(run(*restore, "--json", **new_home))
     assert Path(done["key_file"]).exists()
-    got = run("get", fact["id"], "--as", ALICE, "--dm", "--db", str(elsewhere), "--json")
+    got = run(
+        "get", fact["id"], "--as", ALICE, "--dm", "--db", str(elsewhere), "--json", **new_home
+    )
     assert j(got)["text"] == "alice likes jazz"
     p = run(
         "restore", str(backup), "--db", str(elsewhere), "--key-file", str(old_key_file), ok=False

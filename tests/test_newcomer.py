@@ -220,3 +220,31 @@ def test_serve_without_an_owner_says_the_one_command(tmp_path: Path) -> None:
     assert p.returncode != 0
     assert "confidante init --owner platform:id" in p.stderr
     assert not (tmp_path / ".local/share/confidante/memory.db").exists()
+
+
+def test_serve_never_creates_a_mistyped_database(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CONFIDANTE_", "XDG_"))}
+    env["HOME"] = str(tmp_path)
+    typo = tmp_path / "memroy.db"
+    for extra in (["--db", str(typo)], []):
+        run_env = env if extra else env | {"CONFIDANTE_DB": str(typo)}
+        p = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "confidante",
+                "serve",
+                "--owner",
+                OWNER_ID,
+                "--port",
+                "0",
+                *extra,
+            ],
+            env=run_env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert p.returncode != 0 and "database_missing" in p.stderr and "--create" in p.stderr
+        assert not typo.exists() and not Path(f"{typo}.key").exists()

@@ -397,18 +397,21 @@ def reference_markdown() -> str:
     return "\n".join(lines)
 
 
+def setting_source(name: str) -> str:
+    """Where a setting comes from: "environment", "config file" or "default"."""
+    if env_var(name) in os.environ:
+        return "environment"
+    if name in read_toml(default_config_path()):
+        return "config file"
+    return "default"
+
+
 def effective(settings: Settings) -> list[dict[str, Any]]:
     """Each setting's value and where it came from, with secrets masked."""
-    file_values = read_toml(default_config_path())
     out = []
     for r in reference():
         value = getattr(settings, r.name)
-        if r.env in os.environ:
-            source = "environment"
-        elif r.name in file_values:
-            source = "config file"
-        else:
-            source = "default"
+        source = setting_source(r.name)
         if isinstance(value, SecretStr):
             shown: Any = "********" if value.get_secret_value() else ""
         elif isinstance(value, Path):

@@ -21,7 +21,16 @@ from .model import Context
 from .store.postgres import is_postgres_url
 from .surfaces.cli.agents import flags_given, with_flags
 from .surfaces.cli.app import app
-from .surfaces.cli.flags import DbOpt, build_context, db_target, err, errors, open_memory, shown_db
+from .surfaces.cli.flags import (
+    CreateOpt,
+    DbOpt,
+    build_context,
+    db_target,
+    err,
+    errors,
+    open_memory,
+    shown_db,
+)
 from .surfaces.cli.setup import NO_OWNER, OwnerOpt, print_setup, set_up
 
 
@@ -61,14 +70,16 @@ def serve(
     ] = None,
     owner: OwnerOpt = None,
     db: DbOpt = None,
+    create: CreateOpt = False,
 ) -> None:
     """Serve the HTTP API (/v1, docs at /docs), the dashboard (/dashboard) and MCP (/mcp) in
     one process. On a fresh machine it first sets up the database, asks for the owner (or
     takes --owner / CONFIDANTE_OWNER_IDS) and prints a dashboard password and an agent key
-    once."""
+    once. A database named by --db or CONFIDANTE_DB is created only with --create (a typo
+    must not start an empty memory)."""
     import uvicorn
 
-    from .config import ServerSettings, load_settings
+    from .config import ServerSettings, load_settings, setting_source
     from .server import create_app
     from .services.credentials import password_is_set
 
@@ -76,6 +87,9 @@ def serve(
         settings = load_settings()
         target = db_target(db)
         fresh = not is_postgres_url(target) and not Path(target).exists()
+        named = db is not None or setting_source("db") != "default"
+        if fresh and named and not create:
+            open_memory(target)  # the database_missing error, with what to run
         if fresh or owner:
             print_setup(set_up(target, owner))
         mem = open_memory(target)

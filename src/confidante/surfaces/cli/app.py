@@ -464,14 +464,16 @@ def restore(
     checking that its master key opens it. The key comes from --key-file or --key, else
     CONFIDANTE_MASTER_KEY, the database's key file, or a key file beside the backup; the
     restored database gets a key file beside it so it opens as it is."""
+    from ...services.lifecycle import backup_opens_with
     from ...services.lifecycle import restore as restore_db
     from ...vault.crypto import key_file_for, parse_master_key, read_key_file, write_key_file
 
     with errors(as_json):
         settings = load_settings()
-        target = Path(db_target(db))
-        if is_postgres_url(str(target)):
+        raw_target = db_target(db)
+        if is_postgres_url(raw_target):
             raise InvalidInput("restore a PostgreSQL database with pg_restore")
+        target = Path(raw_target)
         own_key_file = key_file_path(target, settings)
         env_key = (
             parse_master_key(settings.master_key.get_secret_value())
@@ -482,17 +484,19 @@ def restore(
             master = parse_master_key(key)
         elif key_file is not None:
             master = read_key_file(key_file)
-        elif env_key is not None:
-            master = env_key
-        elif own_key_file.exists():
-            master = read_key_file(own_key_file)
-        elif key_file_for(src).exists():
-            master = read_key_file(key_file_for(src))
         else:
-            raise MasterKeyMissing(
-                "no key for this backup here: give its master key with --key-file PATH "
-                "or --key BASE64"
-            )
+            # the keys this machine knows, in order; the first that opens the backup wins
+            candidates = [env_key] if env_key is not None else []
+            configured = key_file_path(Path(str(settings.db)), settings)
+            for path in (own_key_file, configured, key_file_for(src)):
+                if path.is_file():
+                    candidates.append(read_key_file(path))
+            if not candidates:
+                raise MasterKeyMissing(
+                    "no key for this backup here: give its master key with --key-file PATH "
+                    "or --key BASE64"
+                )
+            master = next((k for k in candidates if backup_opens_with(src, k)), candidates[0])
         if env_key is not None and env_key != master:
             raise InvalidInput(
                 "CONFIDANTE_MASTER_KEY is not the backup's key: the restored database would "
