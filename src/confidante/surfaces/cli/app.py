@@ -39,6 +39,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=True,  # --install-completion / --show-completion [bash|zsh|fish|powershell]
     pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",  # docstrings wrap as paragraphs, `code` shows as code
 )
 
 
@@ -62,6 +63,8 @@ def _root(
     Start with `confidante init` (or just `confidante serve`), then see `confidante COMMAND
     --help`. Every command takes --json."""
 
+
+setup.register(app)  # init and config come first in --help: where a newcomer starts
 
 SHORT_ID = 12  # what tables show; every id argument takes a unique prefix like this
 
@@ -547,7 +550,6 @@ def version(as_json: JsonOpt = False) -> None:
 
 
 agents.register(app, keys_app)  # dashboard set-password, keys add-agent/list/revoke
-setup.register(app)  # init, config
 interop.register(app)  # import --from FORMAT, export --to FORMAT
 
 
