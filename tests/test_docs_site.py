@@ -113,3 +113,49 @@ def test_the_site_loads_nothing_from_outside(site: Path) -> None:
         text = page.read_text()
         assert "fonts.googleapis" not in text and "fonts.gstatic" not in text, page
         assert "cdn.jsdelivr" not in text and "unpkg.com" not in text, page
+
+
+def test_mcp_snippets_in_the_docs_start_a_working_server(tmp_path: Path) -> None:
+    """Each stdio snippet of the MCP how-to, with its command pointed at this install, starts
+    a server an SDK client can use; each HTTP one names /mcp and a bearer token."""
+    import json as _json
+
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    from confidante import Memory
+
+    text = (ROOT / "docs/howto/mcp-clients.md").read_text()
+    blocks = [_json.loads(b) for b in re.findall(r"```json\n(.*?)```", text, re.S)]
+    assert len(blocks) >= 3
+    db = tmp_path / "memory.db"
+    with Memory.open(db) as mem:
+        mem.store_owners(["discord:1"])  # as `confidante init --owner` does
+    home = {"HOME": str(tmp_path), "PATH": os.environ["PATH"]}
+    stdio = 0
+    for block in blocks:
+        servers = block.get("mcpServers") or block.get("servers")
+        server = servers["confidante"]
+        if "url" in server:
+            assert server["url"].endswith("/mcp")
+            assert server["headers"]["Authorization"].startswith("Bearer ")
+            continue
+        stdio += 1
+        args = [a if not a.endswith("memory.db") else str(db) for a in server["args"]]
+        if "--db" not in args:
+            args += ["--db", str(db)]
+        params = StdioServerParameters(
+            command=sys.executable, args=["-m", "confidante", *args], env=home
+        )
+
+        async def use() -> dict:
+            with anyio.fail_after(60):
+                async with stdio_client(params) as (r, w), ClientSession(r, w) as s:  # noqa: B023
+                    await s.initialize()
+                    wrote = await s.call_tool("memory_write", {"text": "snippet check"})
+                    assert not wrote.is_error, wrote
+                    return wrote.structured_content
+
+        assert anyio.run(use)["scope"] == "user"  # the owner's own silo (local, default me)
+    assert stdio >= 2
