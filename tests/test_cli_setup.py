@@ -333,3 +333,28 @@ def _mcp_ok(env: dict[str, str]) -> dict:
                 return wrote.structured_content
 
     return anyio.run(main)
+
+
+def test_an_owner_piped_in_is_read_and_an_idle_pipe_never_waited_on(home: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CONFIDANTE_", "XDG_"))}
+    env["HOME"] = str(home)
+    cmd = [sys.executable, "-m", "confidante", "init", "--no-credentials", "--json"]
+    p = subprocess.run(cmd, env=env, input=f"{OWNER}\n", capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["owners"] == [OWNER]
+    # a pipe that stays open and says nothing: an explanation, not a hang
+    idle = subprocess.Popen(
+        cmd,
+        env=dict(env, HOME=str(home / "second")),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert idle.wait(timeout=30) != 0
+        assert json.loads(idle.stdout.read())["error"]["code"] == "owner_missing"
+    finally:
+        idle.stdin.close()
+        if idle.poll() is None:
+            idle.kill()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import select
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,7 +94,20 @@ def _ask_owner() -> list[str]:
 
 
 def interactive() -> bool:
-    return sys.stdin.isatty()
+    return sys.stdin is not None and not sys.stdin.closed and sys.stdin.isatty()
+
+
+def _piped_owner() -> list[str] | None:
+    """An owner id piped in (`echo discord:1 | confidante serve`), if a line is there
+    already: never wait on a pipe nobody writes to."""
+    if sys.stdin is None or sys.stdin.closed:
+        return None
+    try:
+        ready, _, _ = select.select([sys.stdin], [], [], 0.2)
+    except (OSError, ValueError):  # not a selectable stream
+        return None
+    line = sys.stdin.readline().strip() if ready else ""
+    return [normalize_actor(a) for a in _split_owners([line])] if line else None
 
 
 def set_up(
@@ -117,9 +131,13 @@ def set_up(
             stored = probe.stored_owners()
     chosen = given or list(settings.owner_ids) or stored
     if not chosen:
-        if not (interactive() if ask is None else ask):
+        at_terminal = interactive() if ask is None else ask
+        if at_terminal:
+            chosen = _ask_owner()
+        elif not interactive():  # never read a terminal without asking
+            chosen = _piped_owner() or []
+        if not chosen:
             raise OwnerMissing(NO_OWNER)
-        chosen = _ask_owner()
     with Memory.open(target, settings=settings) as mem:
         if chosen != stored:
             mem.store_owners(chosen)
