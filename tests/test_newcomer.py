@@ -155,6 +155,17 @@ def test_the_readme_first_hour(tmp_path: Path) -> None:
 
         # the dashboard, in a real browser, with the password the first command printed
         check_dashboard(password)
+
+        # and the deployment checks itself over HTTP, with the same agent key
+        selftest = subprocess.run(
+            [str(venv_bin / "confidante"), "selftest", "--url", f"http://127.0.0.1:{PORT}"],
+            env=bare | {"CONFIDANTE_TOKEN": token},
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert selftest.returncode == 0, selftest.stdout + selftest.stderr
+        assert "selftest passed" in selftest.stdout
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGINT)

@@ -573,7 +573,10 @@ def selftest(
     ] = None,
     owner: Annotated[
         str | None,
-        typer.Option("--owner", help="With --url: the owner's id (default: the configured one)."),
+        typer.Option(
+            "--owner",
+            help="With --url: the owner's id (default: the configured or stored one).",
+        ),
     ] = None,
     db: DbOpt = None,
     as_json: JsonOpt = False,
@@ -591,7 +594,8 @@ def selftest(
         if url is not None:
             if not token:
                 raise InvalidInput("--url needs --token (an agent key that is not pinned)")
-            who = owner or next(iter(load_settings().owner_ids), None)
+            # the owner: given, else configured, else stored in this machine's database
+            who = owner or next(iter(setup.owners_in_effect(load_settings())["ids"]), None)
             if who is None:
                 raise InvalidInput("--url needs --owner (the owner's id, platform:id)")
             report = run_selftest(HttpTarget(url, token, who), progress=progress)

@@ -228,7 +228,7 @@ def register(app: typer.Typer) -> None:
                 return
             settings = load_settings()
             values = effective(settings)
-            owners = _owners_view(settings)
+            owners = owners_in_effect(settings)
         data = {"config_file": str(default_config_path()), "settings": values, "owners": owners}
 
         def human() -> None:
@@ -252,7 +252,7 @@ def register(app: typer.Typer) -> None:
         emit(as_json, data, human)
 
 
-def _owners_view(settings: Any) -> dict[str, Any]:
+def owners_in_effect(settings: Any) -> dict[str, Any]:
     """The owners in effect: configuration first, else what the database stores."""
     if settings.owner_ids:
         return {"ids": list(settings.owner_ids), "source": "configuration"}
