@@ -119,7 +119,7 @@ class Engine:
         try:
             engine = cls(store, master_key=key, owner_ids=owners, settings=settings, clock=clock)
             if owner_ids is not None:
-                engine.owner_source = "argument"
+                engine.owner_source = "argument" if engine.owners else None
             elif not owners:  # nothing configured: the owner `confidante init` stored, if any
                 engine._use_owners(engine.stored_owners(), "database")
             return engine
