@@ -246,3 +246,20 @@ def test_no_cdn_in_the_package() -> None:
         text=True,
     ).stdout
     assert hits == ""
+
+
+def test_ids_by_prefix_and_list_by_scope(live: Live, token: str) -> None:
+    api = httpx.Client(base_url=live.url, headers={"Authorization": f"Bearer {token}"})
+    me = {"surface": "dm", "actor": "discord:88"}
+    fact = api.post("/v1/memories", json={"context": me, "text": "prefix check"}).json()
+    got = api.post(f"/v1/memories/{fact['id'][:10]}/get", json={"context": me})
+    assert got.status_code == 200 and got.json()["id"] == fact["id"]
+    hidden = api.post(
+        f"/v1/memories/{fact['id'][:10]}/get", json={"context": {"surface": "dm", "actor": BOB}}
+    )
+    assert hidden.status_code == 404 and hidden.json()["error"]["code"] == "not_found"
+    session = api.post(
+        "/v1/memories", json={"context": me, "text": "a session line", "namespace": "session"}
+    ).json()
+    only = api.post("/v1/memories/list", json={"context": me, "scope": "session"}).json()
+    assert [f["id"] for f in only["facts"]] == [session["id"]] and only["total"] == 1
