@@ -159,3 +159,78 @@ def test_mcp_snippets_in_the_docs_start_a_working_server(tmp_path: Path) -> None
 
         assert anyio.run(use)["scope"] == "user"  # the owner's own silo (local, default me)
     assert stdio >= 2
+
+
+def test_mcp_http_snippet_in_the_docs_connects_with_its_token(tmp_path: Path) -> None:
+    """The how-to's HTTP snippet, with the key its `keys add-agent` line makes (run as the CLI,
+    against the database the server is using) and the server's real port, is a working
+    streamable-HTTP MCP client configuration; the same snippet with an unpinned key is not."""
+    import base64
+    import json as _json
+    import shlex
+
+    import anyio
+    import httpx
+    import httpx2
+    from mcp.client.session import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    from confidante import Memory
+    from confidante.vault.crypto import new_key
+    from surfaces_helpers import live_server
+
+    text = (ROOT / "docs/howto/mcp-clients.md").read_text()
+    blocks = [_json.loads(b) for b in re.findall(r"```json\n(.*?)```", text, re.S)]
+    http_servers = [
+        s for b in blocks for s in (b.get("mcpServers") or b.get("servers")).values() if "url" in s
+    ]
+    assert http_servers, "the how-to has no streamable-HTTP snippet"
+    add_agent = re.search(r"^confidante (keys add-agent .*)$", text, re.M)
+    assert add_agent, "the how-to does not say how to make the pinned key"
+
+    key = new_key()
+    db = tmp_path / "memory.db"
+    env = {
+        **os.environ,
+        "HOME": str(tmp_path),
+        "CONFIDANTE_DB": str(db),
+        "CONFIDANTE_OWNER_IDS": "discord:1",
+        "CONFIDANTE_MASTER_KEY": base64.b64encode(key).decode(),
+    }
+    mem = Memory.open(db, owner_ids=["discord:1"], master_key=key)
+    with live_server(mem) as live:
+        made = subprocess.run(
+            [sys.executable, "-m", "confidante", *shlex.split(add_agent.group(1)), "--json"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert made.returncode == 0, made.stderr
+        token = _json.loads(made.stdout)["token"]
+        port = live.url.rsplit(":", 1)[1]
+
+        for server in http_servers:
+            url = re.sub(r"127\.0\.0\.1:\d+", f"127.0.0.1:{port}", server["url"])
+            headers = {k: v.replace("cf_...", token) for k, v in server.get("headers", {}).items()}
+
+            async def use(url: str = url, headers: dict[str, str] = headers) -> object:
+                with anyio.fail_after(60):
+                    async with (
+                        httpx2.AsyncClient(headers=headers) as http,
+                        streamable_http_client(url, http_client=http) as (r, w, *_),
+                        ClientSession(r, w) as s,
+                    ):
+                        await s.initialize()
+                        wrote = await s.call_tool("memory_write", {"text": "snippet kites"})
+                        assert not wrote.is_error, wrote
+                        return wrote.structured_content
+
+            fact = anyio.run(use)
+            assert fact["subject"] == "discord:42"  # the identity the key is pinned to
+
+            unpinned = live.token("plain")
+            refused = httpx.post(url, json={}, headers={"Authorization": f"Bearer {unpinned}"})
+            assert refused.status_code == 403
+            assert refused.json()["error"]["code"] == "identity_not_pinned"
+    mem.close()
