@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from confidante import Memory
+from confidante import AccessDenied, Memory
 from confidante.vault.crypto import new_key
 from surfaces_helpers import Live, live_server
 
@@ -267,6 +267,28 @@ def test_owner_surfaces_cannot_be_asserted_by_agents(api: Api, surface: str) -> 
     )
     denials = api.post("/v1/denials", dm(OWNER), limit=500).json()["denials"]
     assert any(d["code"] == "surface_not_allowed" and d["surface"] == surface for d in denials)
+
+
+@pytest.mark.parametrize("actor", ["silo:0123456789abcdef", "mem0:alice", "silo:/tmp/x"])
+def test_importer_platforms_cannot_be_asserted_by_agents(live: Live, api: Api, actor: str) -> None:
+    """`silo:<hash>` and `mem0:<id>` are the importers' placeholders for people they could
+    not name: an agent asserting one would read that person's imported silo."""
+    from confidante import Context
+    from confidante.services.credentials import AgentKeys
+
+    live.mem.remember(Context.dm(actor), "imported: plays the oboe badgerword")
+    assert_error(api.post("/v1/memories/list", dm(actor)), 403, "reserved_platform")
+    r = api.post("/v1/memories/search", dm(actor), query="badgerword")
+    assert_error(r, 403, "reserved_platform")
+    assert "badgerword" not in r.text
+    assert_error(api.post("/v1/memories", dm(actor), text="x"), 403, "reserved_platform")
+    as_participant = guild(ALICE, G1, participants=[actor])
+    assert_error(api.post("/v1/memories/list", as_participant), 403, "reserved_platform")
+    with pytest.raises(AccessDenied) as e:  # nor pinned into a key
+        AgentKeys(live.mem).add(f"pin-{abs(hash(actor))}", dm(actor))
+    assert e.value.code == "reserved_platform"
+    denials = api.post("/v1/denials", dm(OWNER), limit=500).json()["denials"]
+    assert any(d["code"] == "reserved_platform" and d["surface"] == "dm" for d in denials)
 
 
 def test_cross_user_isolation(api: Api) -> None:

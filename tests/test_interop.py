@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from confidante import AccessDenied, Context, Memory, Scope
+from confidante import AccessDenied, Context, InvalidInput, Memory, Scope
 from confidante.interop import (
     export_jsonl,
     export_silo_tree,
@@ -551,6 +551,68 @@ def test_exports_are_the_owners_local_context(tmp_path: Path, imem: Memory) -> N
             export_jsonl(imem, ctx, tmp_path / "x.jsonl")
         assert e.value.code == code
     assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_export_writes_only_inside_its_folder(tmp_path: Path, imem: Memory) -> None:
+    """Ids are never paths: a subject such as `silo:/abs/path` or `silo:../../x` (the
+    library accepts any `\\S` id) lands in a hashed folder inside the export, and back."""
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "MEMORY.md").write_text("# another agent's memory\n")
+    odd = [f"silo:{victim}", "silo:../../escape", "silo:..", "silo:0123456789abcdef"]
+    for n, actor in enumerate(odd):
+        imem.remember(Context.dm(actor), f"odd person number {n} plays the oboe")
+    dest = tmp_path / "deep" / "out"
+    export_silo_tree(imem, OWNER_CTX, dest)
+    assert (victim / "MEMORY.md").read_text() == "# another agent's memory\n"
+    written = {p for p in tmp_path.rglob("*") if p.is_file() and not p.name.startswith("mem.db")}
+    assert written - {victim / "MEMORY.md"} == {p for p in dest.rglob("*") if p.is_file()}
+    assert (dest / "users" / "0123456789abcdef" / "MEMORY.md").is_file()  # a real placeholder
+    with Memory.open(tmp_path / "back.db", owner_ids=[OWNER], clock=imem.clock) as fresh:
+        back = import_from(fresh, "silo-tree", dest, OWNER_CTX)
+        assert back.refused == [] and back.imported == 4
+        assert {(f.subject, f.text) for f in fresh.list(OWNER_CTX)} == {
+            (a, f"odd person number {n} plays the oboe") for n, a in enumerate(odd)
+        }
+
+
+def test_export_refuses_a_symlink_out_of_its_folder(tmp_path: Path, imem: Memory) -> None:
+    imem.remember(Context.dm(ALICE), "Alice plays the oboe")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    dest = tmp_path / "out"
+    dest.mkdir()
+    (dest / "users").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(InvalidInput):
+        export_silo_tree(imem, OWNER_CTX, dest, force=True)
+    assert list(outside.iterdir()) == []
+
+
+def test_export_files_are_0600_even_over_old_files_and_symlinks(
+    tmp_path: Path, imem: Memory
+) -> None:
+    imem.remember(Context.dm(ALICE), "Alice plays the oboe")
+    old = tmp_path / "old.jsonl"
+    old.write_text("stale\n")
+    old.chmod(0o644)
+    export_jsonl(imem, OWNER_CTX, old, force=True)
+    assert oct(old.stat().st_mode & 0o777) == "0o600" and "oboe" in old.read_text()
+    other = tmp_path / "someone-elses.txt"
+    other.write_text("keep me\n")
+    other.chmod(0o644)
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(other)
+    export_jsonl(imem, OWNER_CTX, link, force=True)
+    assert other.read_text() == "keep me\n"  # the link was replaced, not followed
+    assert not link.is_symlink() and oct(link.stat().st_mode & 0o777) == "0o600"
+    tree = tmp_path / "tree"
+    (tree / "users" / silo_hash(ALICE)).mkdir(parents=True)
+    stale = tree / "users" / silo_hash(ALICE) / "MEMORY.md"
+    stale.write_text("old\n")
+    stale.chmod(0o644)
+    export_silo_tree(imem, OWNER_CTX, tree, force=True)
+    assert oct(stale.stat().st_mode & 0o777) == "0o600" and "oboe" in stale.read_text()
+    assert not [p for p in tree.rglob("*.tmp")]
 
 
 @pytest.fixture

@@ -62,7 +62,7 @@ class AccessDenied(ConfidanteError):
 
     `code` is one of: owner_required, owner_private_context_required,
     guild_context_required, forbidden_subject, unknown_namespace, namespace_required,
-    not_author, local_context_required.
+    not_author, local_context_required, reserved_platform.
     """
 
     code = "access_denied"
@@ -82,6 +82,8 @@ _DENIAL_MESSAGES = {
     "namespace_required": "this context has no default namespace; name one",
     "not_author": "only the writer, the subject or the owner may forget this fact",
     "local_context_required": "only the owner's own local tools may do this (plaintext files)",
+    "reserved_platform": "actors on the silo and mem0 platforms are the importers' "
+    "placeholders; an agent may not speak as one",
 }
 
 
@@ -293,6 +295,12 @@ ERROR_CODES: dict[str, ErrorDoc] = {
         403,
         "an agent key asserts an owner-only surface (owner_dashboard, local, dashboard)",
         "agent keys may assert only dm, group_dm, guild_text, guild_voice and background contexts",
+    ),
+    "reserved_platform": _doc(
+        403,
+        "an agent asserts an actor on a platform the importers reserve (silo:, mem0:)",
+        "actors on the silo and mem0 platforms are the importers' placeholders; "
+        "an agent may not speak as one",
     ),
     "pinned_context_mismatch": _doc(
         403,

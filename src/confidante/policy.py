@@ -38,6 +38,10 @@ ANY = "*"  # origin key wildcard in grants
 AGENT_SURFACES = frozenset(
     {Surface.DM, Surface.GROUP_DM, Surface.GUILD_TEXT, Surface.GUILD_VOICE, Surface.BACKGROUND}
 )
+# Actor platforms the importers mint for people they could not name: `silo:<hash>` (a silo
+# folder no sender matched) and `mem0:<user_id>` (a Mem0 user without a mapping). Whoever
+# could assert such an actor would read that person's imported memory, so an agent may not.
+RESERVED_PLATFORMS = frozenset({"silo", "mem0"})
 _GUILD_SURFACES = frozenset({Surface.GUILD_TEXT, Surface.GUILD_VOICE, Surface.GROUP_DM})
 _NO_SESSION_SURFACES = frozenset({Surface.DASHBOARD, Surface.BACKGROUND})
 
@@ -56,6 +60,18 @@ def is_owner_private(ctx: Context, owners: Collection[str]) -> bool:
     if not is_owner(ctx.actor, owners):
         return False
     return ctx.surface in (Surface.DM, Surface.OWNER_DASHBOARD, Surface.LOCAL)
+
+
+def agent_context_denial(ctx: Context) -> str | None:
+    """What an agent (a bearer token, a pinned identity) may assert: a chat surface, with
+    actors on platforms of their own (never one the importers reserve). Returns the denial
+    code, or None when allowed."""
+    if ctx.surface not in AGENT_SURFACES:
+        return "surface_not_allowed"
+    people = [ctx.actor, *ctx.participants] if ctx.actor else list(ctx.participants)
+    if any(parse_actor(a)[0] in RESERVED_PLATFORMS for a in people):
+        return "reserved_platform"
+    return None
 
 
 # --- partitions and origins -------------------------------------------------------------
@@ -415,6 +431,7 @@ __all__ = [
     "ANY",
     "GLOBAL_PARTITION",
     "OWNER_PARTITION",
+    "RESERVED_PLATFORMS",
     "Grant",
     "KeyFn",
     "PartitionRef",
@@ -422,6 +439,7 @@ __all__ = [
     "Viewer",
     "WriteTarget",
     "actors_named_in",
+    "agent_context_denial",
     "backdate_denial",
     "can_read",
     "default_namespace",
