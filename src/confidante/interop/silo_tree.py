@@ -115,6 +115,8 @@ def _entry(
     created: datetime | None = None,
 ) -> Item:
     """A block as an entry; confidante's own comment restores dates and origin."""
+    if block.problem is not None:
+        return Skip(position, block.problem)
     meta: dict[str, Any] = block.meta or {}
     ctx, namespace = where
     if meta.get("scope"):
