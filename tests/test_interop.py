@@ -287,6 +287,56 @@ def test_silo_tree_import(tmp_path: Path, imem: Memory) -> None:
     assert unmapped_silos(imem) == []
 
 
+def test_a_session_with_several_senders_is_the_owners_alone(tmp_path: Path, imem: Memory) -> None:
+    """Each message has its own sender: a conversation only Alice spoke in is her DM's
+    history; one where Bob or the owner spoke too is nobody's DM: it is kept as the owner's
+    private history (and the report says so), never shown in Alice's DM."""
+    base = tmp_path / "tree"
+    (base / "sessions").mkdir(parents=True)
+
+    def session(name: str, messages: list[dict], **top: str) -> None:
+        (base / "sessions" / name).write_text(json.dumps({**top, "messages": messages}))
+
+    session(
+        "group.json",
+        [
+            {"role": "user", "sender_id": "42", "content": "hi all"},
+            {"role": "user", "sender_id": "1", "content": "my bank reminder is in the blue folder"},
+            {"role": "user", "sender_id": "43", "content": "I have been diagnosed with diabetes"},
+            {"role": "assistant", "content": "noted"},
+        ],
+    )
+    session(
+        "top.json",  # a sender for the file, and one message from someone else
+        [
+            {"role": "user", "content": "what was that jazz album?"},
+            {"role": "user", "sender_id": "43", "content": "Bob here, borrowing the laptop"},
+        ],
+        sender_id="42",
+    )
+    session(
+        "alice.json",
+        [
+            {"role": "user", "sender_id": "42", "content": "remind me about the oboe lesson"},
+            {"role": "assistant", "content": "Thursday at five"},
+        ],
+    )
+    report = import_from(
+        imem, "silo-tree", base, OWNER_CTX, sender_ids=SenderMap([ALICE, BOB, OWNER])
+    )
+    assert report.imported == 8 and report.refused == []
+    history = lambda ctx: {f.text for f in imem.list(ctx) if f.scope is Scope.SESSION}  # noqa: E731
+    assert history(Context.dm(ALICE)) == {"remind me about the oboe lesson", "Thursday at five"}
+    assert history(Context.dm(BOB)) == set()
+    assert {"hi all", "I have been diagnosed with diabetes", "Bob here, borrowing the laptop"} <= (
+        history(OWNER_CTX)
+    )
+    assert sorted(n for n in report.notes if "senders" in n) == [
+        "sessions/group.json: 3 senders: kept as the owner's private history",
+        "sessions/top.json: 2 senders: kept as the owner's private history",
+    ]
+
+
 def test_dry_run_changes_nothing(tmp_path: Path, imem: Memory) -> None:
     base = tmp_path / "tree"
     _silo_tree(base)

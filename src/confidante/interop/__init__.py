@@ -97,8 +97,9 @@ def import_from(
     senders: SenderMap | None = None
     if fmt == "silo-tree":
         senders = _senders(sender_ids, source)
-        tree = read_silo_tree(source, ctx, senders)
+        tree = read_silo_tree(source, ctx, senders, mem.owners)
         items, unmapped = tree.items, tree.unmapped
+        report.notes += tree.notes
     elif fmt == "tiered":
         items = read_tiered(source, ctx)
     elif fmt == "memory-facts":
