@@ -41,7 +41,9 @@ AGENT_SURFACES = frozenset(
 # Actor platforms the importers mint for people they could not name: `silo:<hash>` (a silo
 # folder no sender matched) and `mem0:<user_id>` (a Mem0 user without a mapping). Whoever
 # could assert such an actor would read that person's imported memory, so an agent may not.
-RESERVED_PLATFORMS = frozenset({"silo", "mem0"})
+SILO_PLATFORM = "silo"
+MEM0_PLATFORM = "mem0"  # also the Mem0 client's own: an app moved from Mem0 keeps its users
+RESERVED_PLATFORMS = frozenset({SILO_PLATFORM, MEM0_PLATFORM})
 _GUILD_SURFACES = frozenset({Surface.GUILD_TEXT, Surface.GUILD_VOICE, Surface.GROUP_DM})
 _NO_SESSION_SURFACES = frozenset({Surface.DASHBOARD, Surface.BACKGROUND})
 
@@ -432,7 +434,9 @@ __all__ = [
     "GLOBAL_PARTITION",
     "OWNER_PARTITION",
     "RESERVED_PLATFORMS",
+    "SILO_PLATFORM",
     "Grant",
+    "MEM0_PLATFORM",
     "KeyFn",
     "PartitionRef",
     "Pool",
