@@ -432,11 +432,11 @@ def may_forget(v: Viewer, author_key: str | None, subject_key: str | None) -> bo
 __all__ = [
     "ANY",
     "GLOBAL_PARTITION",
+    "MEM0_PLATFORM",
     "OWNER_PARTITION",
     "RESERVED_PLATFORMS",
     "SILO_PLATFORM",
     "Grant",
-    "MEM0_PLATFORM",
     "KeyFn",
     "PartitionRef",
     "Pool",
