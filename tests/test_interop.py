@@ -195,6 +195,75 @@ def test_tiered_import(tmp_path: Path, imem: Memory) -> None:
     assert texts(imem, Context.dm(ALICE)) == set()
 
 
+def test_tiered_stats_that_are_not_numbers_are_skipped(tmp_path: Path, imem: Memory) -> None:
+    """NaN and Infinity are valid JSON to Python's reader: each such stat is one reported
+    skip, and the rest of the import goes on."""
+    public = tmp_path / "agent" / "memory" / "tier1-public"
+    public.mkdir(parents=True)
+    (public / "stats.json").write_text(
+        '{"skill_stats": {"a": {"calls": NaN}, "b": {"calls": Infinity}, '
+        '"c": {"calls": 4, "success_rate": NaN, "last_used": -1e400}, "d": {"calls": 1e400}, '
+        '"e": {"calls": 2, "last_used": "0001-01-01T00:00:00+05:00"}}, '
+        '"patterns_observed": [{"trigger": "morning request", "skills_used": ["x"], '
+        '"count": NaN}, {"trigger": "evening request", "skills_used": ["x"], "count": 2}]}'
+    )
+    report = import_from(imem, "tiered", tmp_path / "agent", OWNER_CTX)
+    assert sorted(p for p, why in report.skipped if why == "invalid") == [
+        "memory/tier1-public/stats.json: patterns_observed[0]",
+        "memory/tier1-public/stats.json: skill_stats[0]",
+        "memory/tier1-public/stats.json: skill_stats[1]",
+        "memory/tier1-public/stats.json: skill_stats[2]",
+        "memory/tier1-public/stats.json: skill_stats[3]",
+    ]
+    stats = imem.public_stats()
+    assert stats["skill_stats"] == {
+        "e": {"calls": 2, "success_rate": 1.0, "last_used": "1970-01-01"}
+    }
+    assert [p["trigger"] for p in stats["patterns_observed"]] == ["evening request"]
+
+
+def test_times_before_1970_and_huge_lifetimes(tmp_path: Path, imem: Memory, cli) -> None:
+    """A zero date with an offset (no UTC time exists for it) is read as 1970 and archived
+    with the rest of old history; a lifetime past a hundred years is refused up front."""
+    export = tmp_path / "mem0.json"
+    export.write_text(
+        json.dumps(
+            {
+                "results": [
+                    {
+                        "memory": "Likes tea",
+                        "user_id": "u1",
+                        "created_at": "0001-01-01T00:00+05:00",
+                    },
+                    {"memory": "Likes jazz", "user_id": "u1", "created_at": -(10**10)},
+                    {"memory": "Keeps bees", "user_id": "u1", "created_at": "2026-06-01"},
+                ]
+            }
+        )
+    )
+    report = import_from(imem, "mem0", export, OWNER_CTX, ttl_days=365)
+    assert (report.imported, len(report.archived), report.refused) == (1, 2, [])
+    assert texts(imem, Context.dm("mem0:u1")) == {"Keeps bees"}
+    assert {f.text for f in imem.list(OWNER_CTX)} >= {"Keeps bees"}
+    for days in (5_000_000, 10**8, float("inf"), float("nan"), 36_526):
+        with pytest.raises(InvalidInput):
+            import_from(imem, "mem0", export, OWNER_CTX, ttl_days=days)
+    assert cli("init").returncode == 0
+    p = cli(
+        "import",
+        str(export),
+        "--from",
+        "mem0",
+        "--as",
+        OWNER,
+        "--local",
+        "--ttl-days",
+        "5000000",
+        "--json",
+    )
+    assert p.returncode == 1 and json.loads(p.stdout)["error"]["code"] == "invalid_input", p.stderr
+
+
 # --- per-user silo tree ------------------------------------------------------------------
 
 

@@ -74,6 +74,11 @@ def _days_map(value: Any, what: str) -> Any:
     return value
 
 
+MAX_TTL_DAYS = 36_525.0
+"""The longest lifetime a fact (or a setting's day count) may have: 100 years. Beyond it,
+dates overflow what the clock can represent, and nothing is meant to be kept that long."""
+
+
 class Settings(BaseSettings):
     """Every setting, with its environment variable `CONFIDANTE_<NAME>` and TOML key `name`."""
 
@@ -119,6 +124,7 @@ class Settings(BaseSettings):
     default_ttl_days: float = Field(
         30.0,
         gt=0,
+        le=MAX_TTL_DAYS,
         **_doc(
             "How long a fact lives when nothing more specific applies (every stored fact "
             "expires; explicit ttl > kind > scope > this).",
@@ -153,6 +159,7 @@ class Settings(BaseSettings):
     archive_grace_days: float = Field(
         30.0,
         ge=0,
+        le=MAX_TTL_DAYS,
         **_doc(
             "How long expired facts wait, encrypted, in the archive before cleanup purges them.",
             "30",
@@ -162,6 +169,7 @@ class Settings(BaseSettings):
     pattern_max_age_days: float = Field(
         90.0,
         gt=0,
+        le=MAX_TTL_DAYS,
         **_doc(
             "Public (T1) patterns not seen for this long are dropped by cleanup.",
             "90",
@@ -249,8 +257,8 @@ class Settings(BaseSettings):
 
 
 def _positive(value: dict[str, float]) -> dict[str, float]:
-    if any(days <= 0 for days in value.values()):
-        raise ValueError("days must be positive")
+    if any(not 0 < days <= MAX_TTL_DAYS for days in value.values()):
+        raise ValueError(f"days must be positive, at most {MAX_TTL_DAYS:g}")
     return value
 
 

@@ -21,7 +21,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from . import policy
-from .config import Settings, load_settings
+from .config import MAX_TTL_DAYS, Settings, load_settings
 from .errors import (
     AccessDenied,
     AmbiguousId,
@@ -51,6 +51,12 @@ ID_PREFIX = re.compile(r"^[0-9a-f]{4,31}$")
 MAX_PREFIX_MATCHES = 1000
 OWNERS_META = "owners"
 MAX_TEXT_CHARS = 20_000
+MAX_TTL = timedelta(days=MAX_TTL_DAYS)
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+"""History starts here: an earlier `created_at` is refused (far-past times with an offset
+cannot even be converted to UTC)."""
+_MIN_MS = to_ms(datetime.min.replace(tzinfo=UTC))
+_MAX_MS = to_ms(datetime.max.replace(tzinfo=UTC))
 
 
 def _utcnow() -> datetime:
@@ -385,6 +391,8 @@ class Engine:
             d = d if d.tzinfo is not None else d.replace(tzinfo=UTC)
             if d > latest:
                 raise InvalidInput("created_at is in the future")
+            if d < EPOCH:
+                raise InvalidInput("created_at is before 1970-01-01 (UTC)")
             out.append(d)
         return out
 
@@ -629,7 +637,7 @@ class Engine:
             return to_ms(self.now())
         if not isinstance(at, datetime):
             raise InvalidInput("at must be a datetime")
-        return to_ms(min(at if at.tzinfo else at.replace(tzinfo=UTC), self.now()))
+        return to_ms(max(EPOCH, min(at if at.tzinfo else at.replace(tzinfo=UTC), self.now())))
 
     def public_stats(self) -> dict[str, Any]:
         """The T1 store: `{"skill_stats": {...}, "patterns_observed": [...]}`."""
@@ -677,7 +685,16 @@ def default_rankers(settings: Settings) -> list[Ranker]:
 
 
 def _indexed(dk: bytes, row: FactRow) -> IndexedFact:
-    """Open a stored row into what recall indexes: the fact plus its keyed metadata."""
+    """Open a stored row into what recall indexes: the fact plus its keyed metadata. Times
+    outside what a datetime can hold (a row written before dates were checked) are read
+    as the nearest representable one: one odd row must not make a whole partition
+    unreadable. They are not authenticated data, so the ciphertext still opens."""
+    row = replace(
+        row,
+        created_at=_clamp_ms(row.created_at),
+        updated_at=_clamp_ms(row.updated_at),
+        expires_at=_clamp_ms(row.expires_at),
+    )
     fact, vector = open_fact(dk, row)
     return IndexedFact(
         fact=fact,
@@ -691,8 +708,12 @@ def _indexed(dk: bytes, row: FactRow) -> IndexedFact:
     )
 
 
+def _clamp_ms(ms: Any) -> Any:
+    return ms if ms is None else min(max(ms, _MIN_MS), _MAX_MS)
+
+
 def _day(ms: int) -> str:
-    return datetime.fromtimestamp(ms / 1000, UTC).date().isoformat()
+    return datetime.fromtimestamp(_clamp_ms(ms) / 1000, UTC).date().isoformat()
 
 
 def _newest(cands: Sequence[Candidates]) -> list[tuple[IndexedFact, str | None]]:
@@ -746,8 +767,8 @@ def _check_count(count: object) -> int:
 
 
 def _check_ttl(ttl: object) -> None:
-    if ttl is not None and (not isinstance(ttl, timedelta) or ttl <= timedelta(0)):
-        raise InvalidInput("ttl must be a positive timedelta")
+    if ttl is not None and (not isinstance(ttl, timedelta) or not timedelta(0) < ttl <= MAX_TTL):
+        raise InvalidInput(f"ttl must be a positive timedelta of at most {MAX_TTL.days} days")
 
 
 def _check_meta(kind: object, source_skill: object, confidence: object, ttl: object) -> None:

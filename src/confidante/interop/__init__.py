@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from .. import policy
+from ..config import MAX_TTL_DAYS
 from ..errors import InvalidInput
 from ..model import Context, Scope
 from ..vault.crypto import new_key
@@ -84,8 +85,12 @@ def import_from(
     source = Path(os.path.expanduser(os.fspath(path)))
     ttl = None
     if ttl_days is not None:
-        if isinstance(ttl_days, bool) or not isinstance(ttl_days, int | float) or ttl_days <= 0:
-            raise InvalidInput("ttl_days must be a positive number")
+        if (
+            isinstance(ttl_days, bool)
+            or not isinstance(ttl_days, int | float)
+            or not 0 < ttl_days <= MAX_TTL_DAYS
+        ):
+            raise InvalidInput(f"ttl_days must be a positive number, at most {MAX_TTL_DAYS:g}")
         ttl = timedelta(days=ttl_days)
     viewer = mem.viewer(ctx)
     if fmt != "jsonl":
