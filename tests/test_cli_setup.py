@@ -234,6 +234,20 @@ def test_settings_spellings_and_masked_show(run, home: Path) -> None:
         assert var in reference
 
 
+def test_config_show_masks_a_database_password(run) -> None:
+    """A postgresql:// URL may carry a password (in the user part or as a parameter):
+    `config` shows the URL with every password masked, in both renderings."""
+    url = "postgresql://app:pw-s3cret-1@127.0.0.1:1/memory?sslmode=disable&password=pw-other-2"
+    for args in (("config", "--json"), ("config",)):
+        p = run(*args, CONFIDANTE_DB=url, CONFIDANTE_OWNER_IDS=OWNER)
+        assert p.returncode == 0, p.stderr
+        assert "pw-s3cret-1" not in p.stdout + p.stderr and "pw-other-2" not in p.stdout + p.stderr
+    shown = {s["name"]: s for s in j(run("config", "--json", CONFIDANTE_DB=url))["settings"]}
+    assert shown["db"]["value"] == (
+        "postgresql://app:********@127.0.0.1:1/memory?sslmode=disable&password=********"
+    )
+
+
 def test_restore_onto_a_new_machine_and_rotation_warning(run, home: Path, tmp_path: Path) -> None:
     run("init", "--owner", OWNER)
     fact = j(run("remember", "alice likes jazz", "--as", ALICE, "--dm", "--json"))

@@ -18,6 +18,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
@@ -415,6 +416,36 @@ def setting_source(name: str) -> str:
     return "default"
 
 
+MASK = "********"
+_PASSWORD_PARAMS = frozenset({"password", "sslpassword"})
+
+
+def shown_db(target: str | os.PathLike[str]) -> str:
+    """How a database is named in messages and `config --show`: a file path as it is, a URL
+    with every password masked (in its user part, or given as a parameter)."""
+    text = os.fspath(target)
+    if "://" not in text:
+        return text
+    try:
+        parts = urlsplit(text)
+        query = parse_qsl(parts.query, keep_blank_values=True)
+    except ValueError:
+        return "(a database URL)"
+    user, at, hosts = parts.netloc.rpartition("@")
+    if at and ":" in user:
+        user = f"{user.split(':', 1)[0]}:{MASK}"
+    masked = [(k, MASK if k.lower() in _PASSWORD_PARAMS else v) for k, v in query]
+    return urlunsplit(
+        (
+            parts.scheme,
+            f"{user}{at}{hosts}",
+            parts.path,
+            urlencode(masked, safe="*:/,"),
+            parts.fragment,
+        )
+    )
+
+
 def effective(settings: Settings) -> list[dict[str, Any]]:
     """Each setting's value and where it came from, with secrets masked."""
     out = []
@@ -422,13 +453,15 @@ def effective(settings: Settings) -> list[dict[str, Any]]:
         value = getattr(settings, r.name)
         source = setting_source(r.name)
         if isinstance(value, SecretStr):
-            shown: Any = "********" if value.get_secret_value() else ""
+            shown: Any = MASK if value.get_secret_value() else ""
+        elif r.name == "db":
+            shown = shown_db(value)
         elif isinstance(value, Path):
             shown = str(value)
         else:
             shown = value
         if r.secret and value is not None:
-            shown = "********"
+            shown = MASK
         out.append({"name": r.name, "env": r.env, "value": shown, "source": source})
     return out
 

@@ -16,6 +16,7 @@ from typing import Annotated, Any
 import typer
 
 from ._version import __version__
+from .config import shown_db
 from .errors import ConfidanteError, OwnerMissing
 from .model import Context
 from .store.postgres import is_postgres_url
@@ -29,7 +30,6 @@ from .surfaces.cli.flags import (
     err,
     errors,
     open_memory,
-    shown_db,
 )
 from .surfaces.cli.setup import NO_OWNER, OwnerOpt, print_setup, set_up
 

@@ -179,11 +179,6 @@ def db_target(db: str | None) -> str:
     return db or str(load_settings().db)
 
 
-def shown_db(target: str) -> str:
-    """How a database is named in messages: a file path, never a URL (it may hold a password)."""
-    return "the PostgreSQL database" if is_postgres_url(target) else target
-
-
 def open_memory(db: str | None, *, create: bool = False) -> Memory:
     """Open the database; one that does not exist is an error unless `create` (a mistyped
     --db must not quietly start a new, empty memory with a new key)."""
