@@ -429,6 +429,30 @@ def test_imports_other_than_jsonl_are_the_owners(tmp_path: Path, imem: Memory) -
     assert imem.list(OWNER_CTX) == []
 
 
+def test_exported_jsonl_lines_are_the_owners_and_refusals_are_logged(
+    tmp_path: Path, imem: Memory
+) -> None:
+    lines = tmp_path / "x.jsonl"
+    lines.write_text(
+        json.dumps({"text": "I like tea"}) + "\n" + json.dumps({"text": "hi", "scope": "owner"})
+    )
+    for ctx, code in [
+        (Context.dm(ALICE), "owner_required"),
+        (Context.guild(OWNER, "g1"), "owner_private_context_required"),
+    ]:
+        with pytest.raises(AccessDenied) as e:
+            import_from(imem, "jsonl", lines, ctx)
+        assert e.value.code == code
+    assert imem.store.count_facts() == 0  # refused whole: not even the plain line
+    logged = [(d.code, d.surface) for d in imem.denials(OWNER_CTX)]
+    assert ("owner_required", "dm") in logged
+    assert ("owner_private_context_required", "guild_text") in logged
+    with pytest.raises(AccessDenied):  # every other layout, likewise logged
+        import_from(imem, "mem0", lines, Context.dm(BOB))
+    assert len(imem.denials(OWNER_CTX)) == 3
+    assert import_from(imem, "jsonl", lines, OWNER_CTX).imported == 2
+
+
 # --- memory_facts -----------------------------------------------------------------------
 
 

@@ -13,6 +13,7 @@ from confidante.policy import (
     can_read,
     default_namespace,
     grant_for,
+    import_denial,
     is_owner_private,
     may_forget,
     recall_pool,
@@ -359,3 +360,18 @@ AGENT_CONTEXTS = [
 @pytest.mark.parametrize(("ctx", "code"), AGENT_CONTEXTS)
 def test_agent_context_denial(ctx: Context, code: str | None) -> None:
     assert agent_context_denial(ctx) == code
+
+
+IMPORTS = [
+    (Context.dm("discord:42"), False, None),  # plain texts: anyone, where they write
+    (Context.dm("discord:42"), True, "owner_required"),
+    (Context.guild("discord:1", "g1"), True, "owner_private_context_required"),
+    (Context.local("discord:1"), True, None),
+    (Context.dm("discord:1"), True, None),
+    (Context.background("job"), True, "owner_required"),
+]
+
+
+@pytest.mark.parametrize(("ctx", "places", "code"), IMPORTS)
+def test_import_denial(ctx: Context, places: bool, code: str | None) -> None:
+    assert import_denial(ctx, OWNERS, places_entries=places) == code

@@ -414,6 +414,16 @@ def backdate_denial(ctx: Context, authority: Context | None, owners: Collection[
     return owner_only_code(is_owner((authority or ctx).actor, owners))
 
 
+def import_denial(ctx: Context, owners: Collection[str], *, places_entries: bool) -> str | None:
+    """Importing plain texts is anyone's: they land where the importing context writes. An
+    import that places entries itself (into other people's silos, scopes and origins named
+    by the source, with their dates: every layout but plain JSONL, and JSONL lines as
+    `export` writes them) is the owner's, in private. Returns the denial code, or None."""
+    if not places_entries or is_owner_private(ctx, owners):
+        return None
+    return owner_only_code(is_owner(ctx.actor, owners))
+
+
 def export_denial(ctx: Context, owners: Collection[str]) -> str | None:
     """An export writes every visible fact to plaintext files: the owner's alone, on their
     own machine (`local` with an owner actor). Returns the denial code, or None."""
@@ -450,6 +460,7 @@ __all__ = [
     "export_denial",
     "forget_subject_denial",
     "grant_for",
+    "import_denial",
     "guild_partition",
     "is_owner",
     "is_owner_private",
