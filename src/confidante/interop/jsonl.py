@@ -7,9 +7,8 @@ owner, in private."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
-
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..errors import ConfidanteError
 from ..model import Context
