@@ -75,6 +75,48 @@ def test_store_scopes_are_the_policys(lmem: Memory) -> None:
         alice.put(("me",), "contact", {"text": "mail me at alice@example.org"})
 
 
+def test_store_me_is_each_persons_own(lmem: Memory) -> None:
+    """In a guild Alice and Bob both say `("me", "prefs")`: two places. Bob neither reads
+    Alice's item as his nor half-replaces it; where he may read hers (the same guild), it
+    is shown under her name. A replacement someone may not make changes nothing."""
+    alice = ConfidanteStore(lmem, Context.guild(ALICE, "g1", participants=[BOB]))
+    bob = ConfidanteStore(lmem, Context.guild(BOB, "g1", participants=[ALICE]))
+    alice.put(("me", "prefs"), "food", {"text": "alice likes sushi"})
+    assert bob.get(("me", "prefs"), "food") is None
+    bob.put(("me", "prefs"), "food", {"text": "bob likes pizza"})  # no error: his own place
+    assert bob.get(("me", "prefs"), "food").value == {"text": "bob likes pizza"}
+    assert alice.get(("me", "prefs"), "food").value == {"text": "alice likes sushi"}
+    assert [i.value["text"] for i in bob.search(("me",))] == ["bob likes pizza"]
+    assert {(i.namespace, i.value["text"]) for i in bob.search(())} == {
+        (("me", "prefs"), "bob likes pizza"),
+        (("user", ALICE, "prefs"), "alice likes sushi"),
+    }
+    assert bob.get(("user", ALICE, "prefs"), "food").value == {"text": "alice likes sushi"}
+    assert alice.get(("user", ALICE, "prefs"), "food").value == {"text": "alice likes sushi"}
+    owner = ConfidanteStore(lmem, Context.local(OWNER))
+    assert owner.get(("me", "prefs"), "food") is None
+    assert owner.list_namespaces() == [("user", ALICE, "prefs"), ("user", BOB, "prefs")]
+
+    alice.put(("guild", "books"), "now", {"text": "We read Dune"})
+    before = {f.id for f in lmem.list(Context.local(OWNER))}
+    with pytest.raises(AccessDenied) as e:
+        bob.put(("guild", "books"), "now", {"text": "We read Emma"})
+    assert e.value.code == "not_author"
+    assert {f.id for f in lmem.list(Context.local(OWNER))} == before  # nothing half-done
+    with pytest.raises(AccessDenied):
+        bob.delete(("guild", "books"), "now")
+    assert bob.get(("guild", "books"), "now").value == {"text": "We read Dune"}
+    assert ("not_author", "guild_text") in [
+        (d.code, d.surface) for d in lmem.denials(Context.local(OWNER))
+    ]
+    # items written before places were matched (the whole namespace in `ns`) still read
+    old = '{"key": "tea", "ns": ["self", "drinks"], "value": {"text": "oolong"}}'
+    lmem.remember(Context.dm(ALICE), old, "me", kind="langgraph")
+    assert ConfidanteStore(lmem, Context.dm(ALICE)).get(("me", "drinks"), "tea").value == {
+        "text": "oolong"
+    }
+
+
 def test_store_ttl_is_expiry(tmp_path: Path, key: bytes) -> None:
     from datetime import UTC, datetime
 

@@ -583,6 +583,12 @@ class Engine:
             self.deny(ctx, "not_author", row.scope)
             raise AccessDenied("not_author", scope=row.scope)
 
+    def check_forget(self, ctx: Context, fact_id: str) -> None:
+        """Raise (and record) exactly what `forget` would, forgetting nothing: for a caller
+        that must know before it writes (a replacement that must not half-succeed)."""
+        v, row, _ = self._visible_row(ctx, fact_id)
+        self._require_may_forget(ctx, v, row)
+
     def forget(self, ctx: Context, fact_id: str) -> None:
         """Delete one fact: by its writer, its subject, or the owner in an owner-private context."""
         v, row, _ = self._visible_row(ctx, fact_id)
