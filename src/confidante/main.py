@@ -30,6 +30,7 @@ from .surfaces.cli.flags import (
     err,
     errors,
     open_memory,
+    pinned_context,
 )
 from .surfaces.cli.setup import NO_OWNER, OwnerOpt, print_setup, set_up
 
@@ -126,7 +127,8 @@ def serve(
 @with_flags
 def mcp_stdio(flags: dict[str, Any], db: DbOpt = None) -> None:
     """Serve the memory tools over MCP stdio, as the local owner, or as the identity the
-    context flags pin (e.g. --as discord:42 --dm).
+    context flags pin (e.g. --as discord:42 --dm) or the agent host sets in
+    CONFIDANTE_CONTEXT.
 
     MCP clients start this with a bare environment: when the database is missing or has no
     owner, the server still starts and every tool answers with what to run, instead of the
@@ -135,7 +137,7 @@ def mcp_stdio(flags: dict[str, Any], db: DbOpt = None) -> None:
 
     try:
         with errors(False):
-            ctx = build_context(**flags) if flags_given(flags) else None
+            ctx = pinned_context(flags) or (build_context(**flags) if flags_given(flags) else None)
         mem = open_memory(db)
     except ConfidanteError as e:
         run_unavailable(f"{e.code}: {e.message}")

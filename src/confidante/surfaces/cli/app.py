@@ -30,6 +30,7 @@ from .flags import (
     errors,
     open_memory,
     out,
+    text_or_stdin,
     with_context,
 )
 
@@ -91,7 +92,7 @@ def _fact_table(facts: list[Fact], scores: list[float] | None = None) -> Table:
 @app.command()
 @with_context
 def remember(
-    text: Annotated[str, typer.Argument(help="What to remember.")],
+    text: Annotated[str, typer.Argument(help="What to remember (`-`: read it from stdin).")],
     ctx: Context,
     namespace: Annotated[
         str | None, typer.Option("--namespace", "-n", help="me, owner, guild, user:ID, ...")
@@ -104,14 +105,14 @@ def remember(
 ) -> None:
     """Remember a fact in the namespace this context may write."""
     with errors(as_json), open_memory(db, create=create) as mem:
-        fact = mem.remember(ctx, text, namespace, kind=kind, source_skill=skill)
+        fact = mem.remember(ctx, text_or_stdin(text), namespace, kind=kind, source_skill=skill)
     emit(as_json, fact.to_dict(), lambda: out.print(f"remembered {fact.id} in {fact.scope}"))
 
 
 @app.command()
 @with_context
 def recall(
-    query: Annotated[str, typer.Argument(help="What to look for.")],
+    query: Annotated[str, typer.Argument(help="What to look for (`-`: read it from stdin).")],
     ctx: Context,
     k: Annotated[int, typer.Option("-k", help="How many hits.")] = 10,
     subjects: Annotated[
@@ -127,7 +128,7 @@ def recall(
     """Recall what this context may see, best first."""
     with errors(as_json), open_memory(db, create=create) as mem:
         hits: list[Hit] = mem.recall(
-            ctx, query, k, subjects=_split(subjects), guilds=_split(guilds)
+            ctx, text_or_stdin(query), k, subjects=_split(subjects), guilds=_split(guilds)
         )
     emit(
         as_json,
@@ -191,7 +192,7 @@ def list_(
 @with_context
 def update(
     fact_id: Annotated[str, typer.Argument(help="Fact id.")],
-    text: Annotated[str, typer.Argument(help="The new text.")],
+    text: Annotated[str, typer.Argument(help="The new text (`-`: read it from stdin).")],
     ctx: Context,
     db: DbOpt = None,
     create: CreateOpt = False,
@@ -199,14 +200,16 @@ def update(
 ) -> None:
     """Replace a fact's text (its writer, its subject, or the owner in private)."""
     with errors(as_json), open_memory(db, create=create) as mem:
-        fact = mem.update(ctx, fact_id, text)
+        fact = mem.update(ctx, fact_id, text_or_stdin(text))
     emit(as_json, fact.to_dict(), lambda: out.print(f"updated {fact.id}"))
 
 
 @app.command()
 @with_context
 def context(
-    query: Annotated[str, typer.Argument(help="What the conversation is about.")],
+    query: Annotated[
+        str, typer.Argument(help="What the conversation is about (`-`: read it from stdin).")
+    ],
     ctx: Context,
     max_tokens: Annotated[int, typer.Option("--max-tokens", help="Token budget.")] = 800,
     db: DbOpt = None,
@@ -215,22 +218,30 @@ def context(
 ) -> None:
     """Print the prompt context for this conversation: identity block plus recalled facts."""
     with errors(as_json), open_memory(db, create=create) as mem:
-        text = mem.prompt_context(ctx, query, max_tokens=max_tokens)
+        text = mem.prompt_context(ctx, text_or_stdin(query), max_tokens=max_tokens)
     emit(as_json, {"context": text}, lambda: print(text))
 
 
 @app.command("forget-subject")
 @with_context
 def forget_subject(
-    subject: Annotated[str, typer.Argument(help="The actor to erase, platform:id.")],
     ctx: Context,
+    subject: Annotated[
+        str | None,
+        typer.Argument(help="The actor to erase, platform:id (default: the one speaking)."),
+    ] = None,
     db: DbOpt = None,
     create: CreateOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Erase everything about a person and destroy their keys (owner in private, or self)."""
-    with errors(as_json), open_memory(db, create=create) as mem:
-        report = mem.forget_subject(ctx, subject)
+    """Erase everything about a person and destroy their keys (owner in private, or self:
+    "forget me", with no SUBJECT)."""
+    with errors(as_json):
+        subject = subject or ctx.actor
+        if subject is None:
+            raise InvalidInput("name the actor to erase (this context has no actor)")
+        with open_memory(db, create=create) as mem:
+            report = mem.forget_subject(ctx, subject)
     emit(as_json, report, lambda: out.print(_erasure_line(f"forgot {subject}", report)))
 
 
