@@ -57,7 +57,10 @@ def test_bad_context_parts() -> None:
     assert Context.guild(ALICE, "discord:g1").community == "discord:g1"
 
 
-@pytest.mark.parametrize("text", ["", "   ", "\n\t"])
+@pytest.mark.parametrize(
+    "text",
+    ["", "   ", "\n\t", "\u200b", "\u200b\u200c\u2060\ufeff", " \u3164 \u2800", "\x01\u200e"],
+)
 def test_empty_text(mem: Memory, text: str) -> None:
     with pytest.raises(EmptyText) as e:
         mem.remember(Context.dm(ALICE), text)
@@ -77,6 +80,10 @@ def test_non_string_text(mem: Memory, text: object) -> None:
         {"confidence": 2.0},
         {"confidence": "high"},
         {"kind": ""},
+        {"kind": "\x00"},
+        {"kind": "fact\x00"},
+        {"kind": "\u200b"},
+        {"source_skill": "skill\u202e"},
         {"ttl": timedelta(seconds=-1)},
         {"ttl": 5},
         {"ttl": timedelta(days=10**8)},  # past the year 9999: refused, not an OverflowError

@@ -353,6 +353,8 @@ def test_unpinned_key_must_send_a_context(api: Api) -> None:
         ({"context": dm(ALICE), "text": None}, 422, "invalid_input"),
         ({"context": dm(ALICE)}, 422, "invalid_input"),
         ({"context": dm(ALICE), "text": "   "}, 422, "empty_text"),
+        ({"context": dm(ALICE), "text": "\u200b\u200d\ufeff"}, 422, "empty_text"),
+        ({"context": dm(ALICE), "text": "x", "kind": "\x00"}, 422, "invalid_input"),
         ({"context": dm(ALICE), "text": "x" * 20_001}, 422, "invalid_input"),
         ({"context": dm(ALICE), "text": "nul \x00 here"}, 422, "invalid_input"),
         ({"context": dm(ALICE), "text": "lone \ud800 surrogate"}, 422, "invalid_input"),

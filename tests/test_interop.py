@@ -74,7 +74,7 @@ def test_dated_history_is_the_owners_and_expiry_counts_from_it(imem: Memory) -> 
     assert texts(imem, alice) == {"I like tea"}
     assert imem.store.count_archive() == 1
     assert facts[0].author == ALICE and facts[0].origin == f"dm:{ALICE}"
-    with pytest.raises(Exception):  # noqa: B017 - the future is not history
+    with pytest.raises(InvalidInput):  # the future is not history
         imem.remember_many(OWNER_CTX, ["x"], "owner", created_at=NOW + timedelta(days=2))
 
 

@@ -12,6 +12,7 @@ import json
 import os
 import re
 import threading
+import unicodedata
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
@@ -734,12 +735,21 @@ def _newest(cands: Sequence[Candidates]) -> list[tuple[IndexedFact, str | None]]
     return items
 
 
+# Letters that render as nothing (Hangul fillers, the Braille blank): with format and
+# control characters, a text made only of these says nothing.
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
+def _blank(c: str) -> bool:
+    return c.isspace() or c in _BLANK_LETTERS or unicodedata.category(c) in ("Cf", "Cc")
+
+
 def _check_text(text: object) -> str:
     if not isinstance(text, str):
         raise InvalidInput("text must be a string")
     stripped = text.strip()
-    if not stripped:
-        raise EmptyText("text is empty")
+    if all(_blank(c) for c in stripped):  # also "" and zero-width-only text
+        raise EmptyText("text is empty (nothing visible in it)")
     if len(stripped) > MAX_TEXT_CHARS:
         raise InvalidInput(f"text is longer than {MAX_TEXT_CHARS} characters")
     if "\x00" in stripped:
@@ -754,6 +764,10 @@ def _check_text(text: object) -> str:
 def _check_label_text(value: object, what: str, limit: int = 64) -> str:
     if not isinstance(value, str) or not value.strip() or len(value) > limit:
         raise InvalidInput(f"{what} must be a non-empty string of at most {limit} characters")
+    if any(unicodedata.category(c) in ("Cc", "Cf") for c in value.strip()):
+        raise InvalidInput(f"{what} must be one line of visible text (no control characters)")
+    if all(_blank(c) for c in value.strip()):
+        raise InvalidInput(f"{what} must have something visible in it")
     return value.strip()
 
 
