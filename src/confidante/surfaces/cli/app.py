@@ -21,6 +21,7 @@ from ...services.paging import iso
 from ...store.postgres import is_postgres_url
 from . import agents, interop, setup
 from .flags import (
+    STDIN,
     CreateOpt,
     DbOpt,
     JsonOpt,
@@ -448,7 +449,7 @@ def backup(
     as_json: JsonOpt = False,
 ) -> None:
     """A consistent online copy of the database, still encrypted. Keep the master key
-    apart from it: `restore` will need it (--key-file or --key) on a new machine."""
+    apart from it: `restore` will need it (--key-file or --key-stdin) on a new machine."""
     with errors(as_json), open_memory(db) as mem:
         path = mem.backup(dest)
     emit(
@@ -467,17 +468,28 @@ def restore(
         Path | None,
         typer.Option("--key-file", help="The backup's master key file (default: BACKUP.key)."),
     ] = None,
+    key_stdin: Annotated[
+        bool,
+        typer.Option("--key-stdin", help="Read the backup's master key (base64) from stdin."),
+    ] = False,
     key: Annotated[
-        str | None, typer.Option("--key", help="The backup's master key, base64 of 32 bytes.")
+        str | None,
+        typer.Option(
+            "--key",
+            help="The backup's master key, base64 of 32 bytes. Visible to other local users "
+            "in the process list: prefer --key-stdin, --key-file or CONFIDANTE_MASTER_KEY.",
+        ),
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing database.")] = False,
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Put a backup in place (a new path or, with --force, over the database), after
-    checking that its master key opens it. The key comes from --key-file or --key, else
-    CONFIDANTE_MASTER_KEY, the database's key file, or a key file beside the backup; the
-    restored database gets a key file beside it so it opens as it is."""
+    checking that its master key opens it. The key comes from --key-stdin, --key-file or
+    --key, else CONFIDANTE_MASTER_KEY, the database's key file, or a key file beside the
+    backup; the restored database gets a key file beside it so it opens as it is. A key
+    given with --key is visible to every local user while the command runs (the process
+    list): pipe it in with --key-stdin instead."""
     from ...services.lifecycle import backup_opens_with
     from ...services.lifecycle import restore as restore_db
     from ...vault.crypto import key_file_for, parse_master_key, read_key_file, write_key_file
@@ -494,7 +506,11 @@ def restore(
             if settings.master_key is not None
             else None
         )
-        if key is not None:
+        if sum((key is not None, key_file is not None, key_stdin)) > 1:
+            raise InvalidInput("give the key one way: --key-stdin, --key-file or --key")
+        if key_stdin:
+            master = parse_master_key(text_or_stdin(STDIN).strip())
+        elif key is not None:
             master = parse_master_key(key)
         elif key_file is not None:
             master = read_key_file(key_file)
