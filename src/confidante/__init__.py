@@ -8,8 +8,10 @@ with Memory.open("memory.db", owner_ids=["discord:1"]) as mem:
 from ._version import __version__
 from .errors import (
     AccessDenied,
+    ConcurrentChange,
     ConfidanteError,
     ConfigError,
+    DatabaseInUse,
     EmptyText,
     IdentifierRefused,
     IntegrityError,
@@ -17,6 +19,7 @@ from .errors import (
     InvalidContext,
     InvalidInput,
     InvalidMasterKey,
+    KeyFileExposed,
     MasterKeyError,
     MasterKeyMissing,
     NotFound,
@@ -30,9 +33,11 @@ from .model import Context, Fact, Hit, Scope, Surface, Tier
 
 __all__ = [
     "AccessDenied",
+    "ConcurrentChange",
     "ConfidanteError",
     "ConfigError",
     "Context",
+    "DatabaseInUse",
     "EmptyText",
     "Fact",
     "Hit",
@@ -42,6 +47,7 @@ __all__ = [
     "InvalidContext",
     "InvalidInput",
     "InvalidMasterKey",
+    "KeyFileExposed",
     "MasterKeyError",
     "MasterKeyMissing",
     "Memory",

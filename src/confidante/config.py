@@ -58,6 +58,10 @@ class Settings(BaseSettings):
     privacy_mode: Literal["refuse", "redact"] = "refuse"
     # Recall: the embedder for semantic ranking ("none" = keyword only)
     embedder: str = "default"
+    # Decrypted partitions kept in memory, least recently used dropped first (MiB)
+    cache_mb: float = Field(256.0, gt=0)
+    # PostgreSQL: how often a server completes pending erasure (re-key, master-key rotation)
+    erasure_interval_minutes: float = Field(60.0, ge=0)
 
     @field_validator("owner_ids", mode="before")
     @classmethod

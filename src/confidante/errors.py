@@ -69,6 +69,8 @@ _DENIAL_MESSAGES = {
     "unknown_namespace": "unknown namespace",
     "namespace_required": "this context has no default namespace; name one",
     "not_author": "only the writer, the subject or the owner may forget this fact",
+    "origin_mismatch": "a fact may be rewritten only where it was learned (or in the owner's "
+    "dashboard): text said here would be shown to another audience",
 }
 
 
@@ -128,6 +130,12 @@ class WrongMasterKey(MasterKeyError):
     code = "wrong_master_key"
 
 
+class KeyFileExposed(MasterKeyError):
+    """A master key file that other users may read (or write) is refused, like ssh does."""
+
+    code = "key_file_permissions"
+
+
 class IntegrityError(ConfidanteError):
     """A ciphertext failed authentication: tampered, moved between rows, or key destroyed."""
 
@@ -142,6 +150,21 @@ class StoreError(ConfidanteError):
 
 class SchemaTooNew(StoreError):
     code = "schema_too_new"
+
+
+class DatabaseInUse(StoreError):
+    """Replacing or re-keying the database needs it to itself: another process has it open."""
+
+    code = "database_in_use"
+    http_status = 409
+
+
+class ConcurrentChange(StoreError):
+    """Another process changed what this write depended on (a partition's key was destroyed,
+    replaced or rotated) too many times in a row; nothing was written. Try again."""
+
+    code = "concurrent_change"
+    http_status = 409
 
 
 class ConfigError(ConfidanteError):

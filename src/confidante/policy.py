@@ -113,6 +113,15 @@ def origin_domain(kind: OriginKind) -> str | None:
     return None
 
 
+def keyed_origin(
+    ctx: Context, owners: Collection[str], key: KeyFn
+) -> tuple[OriginKind, str | None]:
+    """`origin_of`, with the id keyed as the store holds it."""
+    kind, raw = origin_of(ctx, owners)
+    domain = origin_domain(kind)
+    return kind, key(domain, raw) if domain and raw else None
+
+
 # --- the viewer: a context seen through the key function -------------------------------
 
 _NAMED_ACTOR = re.compile(r"(?<![\w/])([a-z][a-z0-9_.-]{0,31}:[\w.-]{1,64})")
@@ -386,6 +395,24 @@ def forget_subject_denial(ctx: Context, owners: Collection[str], actor: str) -> 
     return "owner_private_context_required" if is_owner(ctx.actor, owners) else "forbidden_subject"
 
 
+def rewrite_denial(
+    v: Viewer,
+    here: tuple[OriginKind, str | None],
+    learned: tuple[OriginKind, str | None],
+) -> str | None:
+    """Rewriting a fact shows the new text to the fact's audience, which is decided by where
+    the fact was learned. So a rewrite must come from that same conversation (`here` is the
+    keyed origin of the rewriting context, `learned` the fact's): text typed in a DM is never
+    republished into a guild, nor a guild's words into someone's DM. The one exception is the
+    owner's explicit dashboard flow, where the owner edits with the fact's audience in view.
+    Returns the denial code, or None when allowed."""
+    if here == learned:
+        return None
+    if v.surface is Surface.OWNER_DASHBOARD and v.owner_private:
+        return None
+    return "origin_mismatch"
+
+
 def may_forget(v: Viewer, author_key: str | None, subject_key: str | None) -> bool:
     """Writer, subject, or the owner in an owner-private context (visibility checked first)."""
     if v.owner_private:
@@ -411,6 +438,7 @@ __all__ = [
     "guild_partition",
     "is_owner",
     "is_owner_private",
+    "keyed_origin",
     "may_forget",
     "origin_domain",
     "origin_of",
@@ -418,6 +446,7 @@ __all__ = [
     "parse_actor",
     "recall_pool",
     "resolve_write",
+    "rewrite_denial",
     "session_partition",
     "user_partition",
     "viewer",

@@ -378,24 +378,26 @@ def keys_rotate(
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Re-wrap every data key under a new master key (facts are not re-encrypted)."""
-    from ...services.lifecycle import rotate_key_file
+    """Re-wrap every data key under a new master key (facts are not re-encrypted); first
+    give every partition that had something erased a fresh data key. With a key file, every
+    process reading it (a running server) follows; with CONFIDANTE_MASTER_KEY, no other
+    process may have the database open."""
+    from ...services.lifecycle import complete_erasure
     from ...vault.crypto import encode_key, parse_master_key
-    from ...vault.crypto import new_key as fresh_key
 
     with errors(as_json):
-        settings = Settings()
-        target = db or str(settings.db)
-        new = parse_master_key(new_key) if new_key else fresh_key()
-        with Memory.open(target) as mem:
-            env_key = settings.master_key is not None or is_postgres_url(target)
-            if env_key:
-                mem.rotate_master_key(new)
-            else:
-                rotate_key_file(mem, key_file_path(Path(target), settings), new)
-        data: dict[str, Any] = {"rotated": True, "key_file": None if env_key else "updated"}
-        if env_key and not new_key:
-            data["new_master_key"] = encode_key(new)  # shown once: set CONFIDANTE_MASTER_KEY
+        new = parse_master_key(new_key) if new_key else None
+        with open_memory(db) as mem:
+            from_file = mem.keys.rotatable
+            report = complete_erasure(mem, rotate=True, new_key=new)
+            current = mem.keys.current_master()
+        data: dict[str, Any] = {
+            "rotated": True,
+            "key_file": "updated" if from_file else None,
+            "partitions_rekeyed": report["partitions_rekeyed"],
+        }
+        if not from_file and not new_key:
+            data["new_master_key"] = encode_key(current)  # shown once: set it in the env
     emit(
         as_json,
         data,
@@ -404,7 +406,7 @@ def keys_rotate(
             + (
                 "set CONFIDANTE_MASTER_KEY to: " + data["new_master_key"]
                 if "new_master_key" in data
-                else "key file updated"
+                else ("key file updated" if from_file else "use the new key from now on")
             )
         ),
     )
