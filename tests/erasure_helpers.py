@@ -37,7 +37,7 @@ class Canary:
         return [self.nonce] + [ct[i : i + 16] for i in range(13, len(ct) - 16, 97)]
 
 
-def canary_of(store, fid: str) -> Canary:  # noqa: ANN001 - any Store
+def canary_of(store, fid: str) -> Canary:
     row = store.get_fact(fid)
     assert row is not None
     return Canary(row.id, row.partition_id, row.ciphertext, row.origin_kind, row.origin_key)

@@ -24,8 +24,6 @@ from confidante import Context, Memory
 from confidante.config import Settings
 from confidante.services.lifecycle import complete_erasure, erasure_pending
 from confidante.vault.crypto import key_file_for, new_key, read_key_file, write_key_file
-
-from conftest import ALICE, BOB, OWNER, Clock
 from erasure_helpers import (
     Canary,
     canary_of,
@@ -35,6 +33,8 @@ from erasure_helpers import (
     read_all,
     unwrap_all,
 )
+
+from conftest import ALICE, BOB, OWNER, Clock
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 SECRET = "CANARY-erase-3f9c1 periwinkle harmonica"

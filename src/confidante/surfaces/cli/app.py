@@ -298,14 +298,22 @@ def log(
     with errors(as_json), open_memory(db) as mem:
         rows = mem.access_log(ctx, limit)
     data = [
-        {"at": _iso(r.at), "kind": r.kind, "code": r.code, "scope": r.scope, "surface": r.surface}
+        {
+            "at": _iso(r.at),
+            "kind": r.kind,
+            "code": r.code,
+            "scope": r.scope,
+            "surface": r.surface,
+            "count": r.count,
+        }
         for r in rows
     ]
+    columns = ("at", "kind", "code", "scope", "surface", "count")
 
     def human() -> None:
-        t = Table("at", "kind", "code", "scope", "surface")
+        t = Table(*columns)
         for d in data:
-            t.add_row(*(str(d[k] or "") for k in ("at", "kind", "code", "scope", "surface")))
+            t.add_row(*(str(d[k] or "") for k in columns))
         out.print(t)
 
     emit(as_json, {"events": data}, human)
