@@ -67,7 +67,9 @@ class Settings(BaseSettings):
     @classmethod
     def _split_owner_ids(cls, value: Any) -> Any:
         if isinstance(value, str):
-            value = [v for v in (p.strip() for p in value.split(",")) if v]
+            # ASCII spacing around commas only: an id with Unicode spaces is refused, not
+            # trimmed into another id (see model.parse_actor)
+            value = [v for v in (p.strip(" \t\r\n") for p in value.split(",")) if v]
         return value
 
     @field_validator("owner_ids")

@@ -343,7 +343,10 @@ def resolve_write(ctx: Context, owners: Collection[str], namespace: str | None) 
             raise AccessDenied("forbidden_subject", scope="user")
         return WriteTarget(Scope.USER, subject=ctx.actor)
     if ns.startswith("user:"):
-        subject = normalize_actor(str(namespace).strip()[len("user:") :])
+        # The id is taken exactly as written after "user:": trailing or disguised spaces
+        # are refused (InvalidActor), never trimmed into someone else's id.
+        raw = str(namespace)
+        subject = normalize_actor(raw[raw.lower().index("user:") + len("user:") :])
         if (subject == ctx.actor and not nobody) or owner_private:
             return WriteTarget(Scope.USER, subject=subject)
         raise AccessDenied("forbidden_subject", scope="user")
