@@ -52,15 +52,19 @@ class PartitionCache:
         self._lock = threading.Lock()
 
     def get(self, pid: str, version: int) -> PartitionIndex | None:
+        """The index of this partition at this version (None if absent or stale)."""
         with self._lock:
             item = self._items.get(pid)
-            if item is None:
-                return None
-            if item[0].version != version:
-                self._drop(pid)
+            if item is None or item[0].version != version:
                 return None
             self._items.move_to_end(pid)
             return item[0]
+
+    def peek(self, pid: str) -> PartitionIndex | None:
+        """Whatever version is cached (a new one may reuse what it read), or None."""
+        with self._lock:
+            item = self._items.get(pid)
+            return None if item is None else item[0]
 
     def put(self, index: PartitionIndex) -> None:
         size = index_bytes(index)

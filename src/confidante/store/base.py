@@ -213,8 +213,15 @@ class Store(ABC):
 
     # -- archive of expired facts (still ciphertext) --
     @abstractmethod
-    def archive_facts(self, rows: Sequence[FactRow], month: str, purge_after: int) -> None:
-        """Move rows to the archive (same ciphertext) and out of the live table."""
+    def archive_facts(
+        self,
+        rows: Sequence[FactRow],
+        month: str,
+        purge_after: int,
+        keys: Mapping[str, bytes] | None = None,
+    ) -> None:
+        """Move rows to the archive (same ciphertext) and out of the live table; `keys` as
+        for insert_facts when the rows were sealed just now."""
 
     @abstractmethod
     def purge_archive(self, now: int) -> int: ...
@@ -246,10 +253,11 @@ class Store(ABC):
 
     # -- T1 public stats: plaintext by design, identifier-free by the privacy guard --
     @abstractmethod
-    def record_skill(self, skill: str, ok: bool, at: int) -> None: ...
+    def record_skill(self, skill: str, ok: bool, at: int, count: int = 1) -> None:
+        """Add `count` calls (all successes when `ok`); `last_used` only moves forward."""
 
     @abstractmethod
-    def record_pattern(self, trigger: str, skills: str, at: int) -> None: ...
+    def record_pattern(self, trigger: str, skills: str, at: int, count: int = 1) -> None: ...
 
     @abstractmethod
     def skill_stats(self) -> list[SkillStat]: ...
