@@ -34,7 +34,7 @@ from erasure_helpers import (
     unwrap_all,
 )
 
-from conftest import ALICE, BOB, OWNER, Clock
+from conftest import ALICE, BOB, CAROL, OWNER, Clock
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 SECRET = "CANARY-erase-3f9c1 periwinkle harmonica"
@@ -215,13 +215,17 @@ def test_postgres_erasure_ends_in_key_destruction(
     key_file = tmp_path / "keys" / "master.key"
     old_master = new_key()
     write_key_file(key_file, old_master)
-    m = Memory.open(pg_url, owner_ids=[OWNER], settings=Settings(key_file=key_file))
+    clock = Clock(datetime.now(UTC))
+    s = Settings(key_file=key_file, archive_grace_days=1)
+    m = Memory.open(pg_url, owner_ids=[OWNER], settings=s, clock=clock)
     try:
         m.remember_many(Context.dm(ALICE), [f"alice note {i}" for i in range(20)])
         forgotten = m.remember(Context.dm(ALICE), SECRET)
         rewritten = m.remember(Context.dm(ALICE), SECRET + " (rewritten)")
         subject = m.remember(Context.dm(BOB), SECRET + " bob's")
-        canaries = [canary_of(m.store, f.id) for f in (forgotten, rewritten, subject)]
+        expiring = m.remember(Context.dm(CAROL), SECRET + " carol's", ttl=timedelta(hours=1))
+        m.remember(Context.dm(CAROL), "carol stays")
+        canaries = [canary_of(m.store, f.id) for f in (forgotten, rewritten, subject, expiring)]
         # every wrapping that ever existed, as an attacker would find them in dead tuples
         seen = {(p.id, p.wrapped_key) for p in m.store.partitions() if p.wrapped_key}
 
@@ -231,6 +235,13 @@ def test_postgres_erasure_ends_in_key_destruction(
         report = complete_erasure(m)  # what `serve` runs on its schedule
         assert report == {"partitions_rekeyed": 1, "master_key_rotated": 1}
         m.forget_subject(Context.dm(BOB), BOB)  # completes its erasure at once
+        assert erasure_pending(m) == 0
+        clock.advance(hours=2)
+        assert m.cleanup()["archived"] == 1
+        seen |= {(p.id, p.wrapped_key) for p in m.store.partitions() if p.wrapped_key}
+        clock.advance(days=2)
+        purge = m.cleanup()  # purges, then completes the erasure it caused
+        assert purge["purged"] == 1 and purge["master_key_rotated"] == 1
         assert erasure_pending(m) == 0
         seen |= {(p.id, p.wrapped_key) for p in m.store.partitions() if p.wrapped_key}
 
@@ -251,9 +262,10 @@ def test_postgres_erasure_ends_in_key_destruction(
         assert unwrap_all(old_master, seen)
         assert m.get(Context.dm(ALICE), rewritten.id).text == "about tulips now"
         assert len(m.list(Context.dm(ALICE))) == 21
+        assert [f.text for f in m.list(Context.dm(CAROL))] == ["carol stays"]
     finally:
         m.close()
-    with Memory.open(pg_url, owner_ids=[OWNER], settings=Settings(key_file=key_file)) as again:
+    with Memory.open(pg_url, owner_ids=[OWNER], settings=s, clock=clock) as again:
         assert len(again.list(Context.dm(ALICE))) == 21
 
 
