@@ -19,6 +19,7 @@ schemas of one database never wait on each other:
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -55,6 +56,7 @@ class PostgresStore(SqlStore):
 
     def __init__(self, dsn: str, *, schema: str | None = None) -> None:
         super().__init__()
+        self._rotation_mutex = threading.RLock()
         if psycopg is None:
             raise StoreError("PostgreSQL needs the extra: pip install 'confidante[postgres]'")
         try:
@@ -89,14 +91,18 @@ class PostgresStore(SqlStore):
 
     @contextmanager
     def rotation_lock(self) -> Iterator[None]:
-        with self._lock:
-            self._conn.execute("SELECT pg_advisory_lock(%s, %s)", (_ROTATION_LOCK, self._space))
+        # The advisory lock belongs to the session, which this process's threads share: a
+        # thread mutex keeps them apart, and the connection is free for other work meanwhile.
+        with self._rotation_mutex:
+            with self._lock:
+                self._conn.execute("SELECT pg_advisory_lock(%s, %s)", (_ROTATION_LOCK, self._space))
             try:
                 yield
             finally:
-                self._conn.execute(
-                    "SELECT pg_advisory_unlock(%s, %s)", (_ROTATION_LOCK, self._space)
-                )
+                with self._lock:
+                    self._conn.execute(
+                        "SELECT pg_advisory_unlock(%s, %s)", (_ROTATION_LOCK, self._space)
+                    )
 
     @contextmanager
     def exclusive(self) -> Iterator[None]:
