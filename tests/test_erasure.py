@@ -279,3 +279,19 @@ def test_postgres_with_a_given_key_reports_pending_erasure(pg_url: str, key: byt
         assert report["erasure_pending"] >= 1
         audit = m.audit()
         assert audit["erasure_pending"] >= 1 and not audit["ok"]
+
+
+def test_postgres_erasure_that_cannot_rotate_stays_pending(pg_url: str, tmp_path: Path) -> None:
+    """If the key file cannot be replaced (here its lock file is blocked), the person is still
+    forgotten, the call still succeeds, and the erasure is reported pending, not claimed."""
+    key_file = tmp_path / "keys" / "master.key"
+    write_key_file(key_file, new_key())
+    (key_file.parent / "master.key.lock").mkdir()  # cannot be opened as the lock file
+    with Memory.open(pg_url, owner_ids=[OWNER], settings=Settings(key_file=key_file)) as m:
+        f = m.remember(Context.dm(ALICE), SECRET)
+        report = m.forget_subject(Context.dm(OWNER), ALICE)
+        assert report["erasure_pending"] >= 1 and "master_key_rotated" not in report
+        assert m.store.get_fact(f.id) is None and m.erasure_pending() >= 1
+        (key_file.parent / "master.key.lock").rmdir()
+        assert m.complete_erasure()["master_key_rotated"] == 1  # the next round completes it
+        assert m.erasure_pending() == 0

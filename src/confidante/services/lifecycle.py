@@ -321,16 +321,19 @@ def finish_erasure(mem: Engine) -> dict[str, int]:
     master key for everyone (a key file), else the erasure stays pending (logged)."""
     if mem.store.erases_physically:
         return {}
-    if not mem.keys.rotatable:
-        n = erasure_pending(mem)
-        if n:
-            log.warning(
-                "erasure pending in %d partitions: the master key is not from a key file, "
-                "so it cannot be rotated here; run `confidante keys rotate`",
-                n,
-            )
-        return {"erasure_pending": n}
-    return complete_erasure(mem)
+    if mem.keys.rotatable:
+        try:
+            return complete_erasure(mem)
+        except (ConfidanteError, OSError) as e:  # what was erased stays erased; retried later
+            log.error("completing erasure failed (%s); it stays pending", type(e).__name__)
+    n = erasure_pending(mem)
+    if n and not mem.keys.rotatable:
+        log.warning(
+            "erasure pending in %d partitions: the master key is not in a key file this "
+            "process may replace, so it cannot be rotated here; run `confidante keys rotate`",
+            n,
+        )
+    return {"erasure_pending": n}
 
 
 def complete_erasure(

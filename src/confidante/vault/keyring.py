@@ -14,6 +14,7 @@ whose key came from a key file then re-reads the file and carries on with the ne
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 from collections.abc import Iterator
 
@@ -67,8 +68,8 @@ class Keyring:
     @property
     def rotatable(self) -> bool:
         """True when this process can hand a new master key to every process sharing the
-        database (they read the same key file)."""
-        return self.key_file is not None
+        database: they read the same key file, and this process may replace it."""
+        return self.key_file is not None and os.access(self.key_file.path.parent, os.W_OK)
 
     def _open_or_create(self) -> bytes:
         stored = self.store.init_meta(
