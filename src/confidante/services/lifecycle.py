@@ -427,20 +427,25 @@ def backup(mem: Engine, dest: Path) -> Path:
     return dest
 
 
+def backup_opens_with(src: Path, master_key: bytes) -> bool:
+    """Whether `master_key` opens the backup at `src` (nothing is changed either way)."""
+    if not src.is_file():
+        raise InvalidInput("no such backup file")
+    probe = SQLiteStore(src)
+    try:
+        return master_key_works(probe, master_key)
+    finally:
+        probe.close()
+
+
 def restore(src: Path, db: Path, master_key: bytes, *, force: bool = False) -> Path:
     """Put a backup in place after checking that `master_key` opens it.
 
     The content is copied page by page through SQLite's backup API while no other process
     has the database open (DatabaseInUse otherwise): a running server would go on serving
     what it cached and acknowledge writes the restore then drops."""
-    if not src.is_file():
-        raise InvalidInput("no such backup file")
-    probe = SQLiteStore(src)
-    try:
-        if not master_key_works(probe, master_key):
-            raise WrongMasterKey("the master key does not open this backup")
-    finally:
-        probe.close()
+    if not backup_opens_with(src, master_key):
+        raise WrongMasterKey("the master key does not open this backup")
     if db.exists() and db.stat().st_size > 0 and not force:
         raise InvalidInput("the database exists; pass force=True to replace it")
     target = SQLiteStore(db)

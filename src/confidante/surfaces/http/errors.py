@@ -20,6 +20,8 @@ from ...errors import ConfidanteError
 
 log = logging.getLogger("confidante.surfaces.http")
 
+JSON_HINT = "the body is not valid JSON (send JSON, with Content-Type: application/json)"
+
 _HTTP_CODES = {
     400: "bad_request",
     401: "unauthenticated",
@@ -66,7 +68,7 @@ def validation_message(errors: list[Any]) -> str:
     shown = []
     for e in errors[:5]:
         if e.get("type") == "json_invalid":
-            return "the body is not valid JSON"
+            return JSON_HINT
         shown.append(f"{_field(e.get('loc', ()))}: {e.get('msg', 'invalid')}")
     more = f" (and {len(errors) - 5} more)" if len(errors) > 5 else ""
     return "; ".join(shown) + more if shown else "invalid request"
@@ -87,7 +89,7 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = list(exc.errors())
         if any(e.get("type") == "json_invalid" for e in errors):
-            return error_response(400, "malformed_json", "the body is not valid JSON")
+            return error_response(400, "malformed_json", JSON_HINT)
         return error_response(422, "invalid_input", validation_message(errors))
 
     @app.exception_handler(StarletteHTTPException)
