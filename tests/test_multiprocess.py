@@ -162,6 +162,16 @@ def test_serve_and_every_cli_command_on_one_file(tmp_path: Path) -> None:
         ("backup", lambda: cli(env, "backup", str(backup), "--json")),
         ("init again", lambda: cli(env, "init", "--json")),
         ("version", lambda: cli(env, "version")),
+        ("config --show", lambda: cli(env, "config", "--show", "--json")),
+        (
+            "export",
+            lambda: cli(
+                env, "export", str(tmp_path / "out.jsonl"), "--as", OWNER, "--local", "--json"
+            ),
+        ),
+        # plants canaries in every kind of partition, reads them from every context, scans
+        # the files (from a child process) and erases them, all beside the running server
+        ("selftest", lambda: cli(env, "selftest", "--json")),
     ]
     try:
         with ThreadPoolExecutor(max_workers=3) as pool:
