@@ -244,8 +244,10 @@ class Engine:
         except AccessDenied as e:
             self.deny(ctx, e.code, e.scope)
             raise
-        guard.check_label(kind, "kind")
-        guard.check_label(source_skill, "source skill")
+        # Labels are sealed with the text; in global memory every audience reads them too.
+        public = target.scope is Scope.GLOBAL
+        guard.check_label(kind, "kind", public=public)
+        guard.check_label(source_skill, "source_skill", public=public)
         guarded = [guard.check_text(t, target.scope, self.settings.privacy_mode) for t in clean]
 
         ref = policy.write_partition(target, self.keys.key)

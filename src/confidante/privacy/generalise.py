@@ -10,9 +10,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from . import places, times
-from .detectors import classify, placeholder
+from . import actors, places, times
+from .detectors import classify_folded, placeholder
 from .findings import T3_CATEGORIES, Finding
+from .normalise import fold
 
 
 @dataclass(frozen=True)
@@ -61,8 +62,16 @@ _TIME_AFTER_PREP = {
 
 
 def generalise(text: str) -> Generalised:
-    """Return ``text`` without identifiers where they can be coarsened."""
-    findings = classify(text)
+    """Return ``text`` without identifiers where they can be coarsened.
+
+    Works on the folded text (``normalise.fold``): text every audience reads carries no
+    invisible characters or look-alike letters either."""
+    folded = fold(text).text
+    return generalise_findings(folded, classify_folded(folded))
+
+
+def generalise_findings(text: str, findings: list[Finding]) -> Generalised:
+    """``generalise`` with the findings (every category) of the folded ``text`` known."""
     out: list[str] = []
     changes: list[Change] = []
     remaining: list[Finding] = []
@@ -97,6 +106,9 @@ def _replacement(
         return f.start, f.end, placeholder(f.category)
     if f.category == "username":
         return f.start, f.end, "someone"
+    if f.category == "actor_id":
+        generalisable = actors.generalisable(text[f.start : f.end])
+        return f.start, f.end, "someone" if generalisable else None
     if f.category == "home_path":
         return f.start, f.end, "a home folder"
     if f.category == "exact_time":
