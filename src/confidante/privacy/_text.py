@@ -6,7 +6,10 @@ import re
 
 FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|me|my|mine|we|we're|our|us)\b", re.I)
 # Verbs that tie a value to its noun: "is", "=", ":", and a few other languages' copulas.
-COPULA = r"(?:\s*(?:is|was|are|=|:|:=|->|=>|'s|\u2019s|é|ist|est|es)\s*|\s*:\s*|\s+is\s+now\s+)"
+COPULA = (
+    r"(?:\s*(?:(?:is|was|are|ist|est|es|é|è|lautet)\b|=|:|:=|->|=>|'s\b|\u2019s\b)\s*"
+    r"|\s*:\s*|\s+is\s+now\s+)"
+)
 # Words a "value" slot often holds in ordinary talk ("my password is too long",
 # "my login is broken"): never a secret or a handle.
 NOT_A_VALUE = frozenset(

@@ -42,6 +42,7 @@ from detect_secrets.plugins.stripe import StripeDetector
 from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
 from detect_secrets.plugins.twilio import TwilioKeyDetector
 
+from . import cues
 from ._text import COPULA, NOT_A_VALUE, token_end, trim_value
 from .findings import Finding
 
@@ -347,3 +348,58 @@ def _keyword_near_entropy(text: str) -> Iterator[Finding]:
     for m in _BEARER.finditer(text):
         if _high_entropy(m.group("v")):
             yield Finding(CATEGORY, m.start("v"), m.end("v"))
+
+
+# -- other languages ------------------------------------------------------------------------
+_ZH_SECRET = re.compile(
+    rf"(?P<noun>{cues.SECRET_NOUNS_ZH}|{cues.PIN_NOUNS_ZH}){cues.COPULA_ZH}"
+    r"(?P<v>[!-~]{3,80})"
+)
+_EU_SECRET = re.compile(
+    rf"(?<![\w-])(?P<noun>{cues.SECRET_NOUNS_EU}|{cues.PIN_NOUNS_EU})"
+    # "das Passwort für das WLAN ist ...", "la contraseña del wifi es ..."
+    r"(?:\s+(?:für|fuer|vom|von|des|der|du|de|del|de\s+la|pour|para|do|da|di|della)"
+    r"(?:\s+[\w'\u2019-]+){1,2}?)?"
+    rf"(?:{cues.COPULA_EU}|\s+(?=\S*\d))"
+    rf"(?:{_QUOTED}|(?P<v>[^\s\"'\u201c\u2018`«][^\s»]*))",
+    re.I,
+)
+_EU_PIN = re.compile(rf"(?:{cues.PIN_NOUNS_EU})$", re.I)
+_EU_LOOSE = re.compile(r"clave|mdp|identifiants|zugangsdaten|llave\s+privada", re.I)
+_ZH_PIN = re.compile(rf"(?:{cues.PIN_NOUNS_ZH})$")
+_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+def find_multilingual(text: str) -> Iterator[Finding]:
+    """Passwords, PINs and secret keys named in Chinese, German, French, Spanish, Portuguese
+    or Italian: "我的密码是abc123456", "Mein Passwort ist geheim123", "code PIN : 4821"."""
+    if _CJK_CHAR.search(text):
+        for m in _ZH_SECRET.finditer(text):
+            start, end = m.start("v"), trim_value(text, m.start("v"), m.end("v"))
+            value = text[start:end]
+            if _ZH_PIN.search(m.group("noun")):
+                ok = sum(ch.isdigit() for ch in value) >= 4
+            else:
+                ok = len(value) >= 4 and value.lower() not in NOT_A_VALUE
+            if ok:
+                yield Finding(CATEGORY, start, end)
+    for m in _EU_SECRET.finditer(text):
+        group = "q" if m.group("q") is not None else "v"
+        start, end = m.span(group)
+        if group == "v":
+            end = trim_value(text, start, end)
+        if _eu_plausible(text[start:end], m.group("noun")):
+            yield Finding(CATEGORY, start, end)
+
+
+def _eu_plausible(value: str, noun: str) -> bool:
+    if not value or _CODE_REFERENCE.match(value) or "(" in value:
+        return False
+    if _EU_PIN.search(noun.strip()):
+        return sum(ch.isdigit() for ch in value) >= 4 and len(value) <= 12
+    word = value.lower().strip(".,!?")
+    if word in cues.NOT_A_SECRET_EU or word in NOT_A_VALUE:
+        return False
+    if _EU_LOOSE.fullmatch(noun.strip()):  # "la clave es practicar": the key is practice
+        return _generated_looking(value)
+    return len(value) >= 4 and (_generated_looking(value) or len(value) >= 6)

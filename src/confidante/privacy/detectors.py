@@ -20,6 +20,7 @@ from . import (
     contact,
     credentials,
     handles,
+    keys,
     names,
     places,
     times,
@@ -68,6 +69,8 @@ class Detector:
 
 DETECTORS: tuple[Detector, ...] = (
     Detector("credentials", "credential", credentials.find),
+    Detector("credentials_intl", "credential", credentials.find_multilingual),
+    Detector("crypto_keys", "credential", keys.find),
     Detector("financial_accounts", "financial_account", accounts.find_financial),
     Detector("government_ids", "gov_id", accounts.find_gov_ids),
     Detector("emails", "email", contact.find_emails),
