@@ -25,6 +25,16 @@ NOT_A_VALUE = frozenset(
     awful terrible gone down up dead deleted banned suspended blocked verified linked
     created disabled enabled active inactive open closed full ready done available""".split()
 )
+_DIGIT = re.compile(r"\d")
+
+
+def enough_digits(text: str, n: int) -> bool:
+    """Whether ``text`` holds at least ``n`` digits: the cheap test before a detector whose
+    every pattern needs that many (most chat turns have none)."""
+    first = _DIGIT.search(text)
+    return first is not None and (n <= 1 or len(_DIGIT.findall(text, first.start())) >= n)
+
+
 TRAILING_PUNCT = ".,;:)]}?\"'\u201d\u2019"
 
 

@@ -16,7 +16,7 @@ from stdnum.mx import curp
 from stdnum.us import ssn
 
 from . import cues
-from ._text import COPULA
+from ._text import COPULA, enough_digits
 from .findings import Finding
 
 # An id: one alphanumeric token with 4+ digits, or digit groups with an optional letter
@@ -73,7 +73,9 @@ _CARD_CUE = re.compile(
 # Checksummed national ids that need no cue: PRC resident ids (18 characters, the last a
 # check digit or X), French NIR, Mexican CURP, Italian codice fiscale.
 _RIC = re.compile(r"(?<![\w-])\d{6}(?:19|20)\d{2}[01]\d[0-3]\d\d{3}[\dXx](?![\w-])")
-_NIR = re.compile(r"(?<![\w-])[12]\s?\d{2}\s?[01]\d\s?(?:\d{2}|2[AB])\s?\d{3}\s?\d{3}(?:\s?\d{2})?(?![\w-])")
+_NIR = re.compile(
+    r"(?<![\w-])[12]\s?\d{2}\s?[01]\d\s?(?:\d{2}|2[AB])\s?\d{3}\s?\d{3}(?:\s?\d{2})?(?![\w-])"
+)
 _CURP = re.compile(r"(?<![\w-])[A-Z]{4}\d{6}[HM][A-Z]{5}[A-Z\d]\d(?![\w-])")
 _CODICE_FISCALE = re.compile(r"(?<![\w-])[A-Z]{6}\d{2}[A-Z]\d{2}[A-Z]\d{3}[A-Z](?![\w-])")
 # A cue in another language, then an id-like token: "身份证号是...", "Reisepassnummer: ...".
@@ -106,6 +108,8 @@ def _card_prefix_ok(number: str) -> bool:
 
 
 def find_gov_ids(text: str) -> Iterator[Finding]:
+    if not enough_digits(text, 4):  # every id format here has at least four digits
+        return
     for m in _GOV_CUED.finditer(text):
         value = m.group("id").rstrip(" .-/")
         if sum(ch.isdigit() for ch in value) >= 4 and len(value.replace(" ", "")) >= 6:
@@ -140,6 +144,8 @@ _CHECKSUMMED = (
 
 
 def find_financial(text: str) -> Iterator[Finding]:
+    if not enough_digits(text, 6):  # accounts, cards and IBANs all have six digits or more
+        return
     for m in _INTL_FIN_CUED.finditer(text):
         value = m.group("id")
         if len(_digits(value)) >= 12:

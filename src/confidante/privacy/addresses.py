@@ -61,6 +61,68 @@ _CUED = re.compile(
     re.I,
 )
 _STREET_WORD = re.compile(rf"\b(?:{STREET_TYPES}|{ROMANCE_STREETS})\b", re.I)
+
+# Street word first, house number last, as in most of Europe and Latin America:
+# "Calle de Alcalá, 45", "Avenida Paulista, 1578", "Rua das Flores nº 123", "Via Roma 10".
+# Lower case only where the word has no English sense.
+_EU_STREET = (
+    r"(?i:calle|c/|avenida|avda\.?|paseo|carrera|carretera|ctra\.|camino|ronda|traves[ií]a"
+    r"|rambla|glorieta|rua|travessa|estrada|rodovia|pra[çc]a|viale|piazza|piazzale|corso|vicolo"
+    r"|rue|chemin|impasse|all[ée]e|quai|boulevard|bd\.|ulica|ul\.|calea|bulevardul|jalan|jl\.)"
+    r"|Av\.?|Via|Avenue|Place|Plaza|Largo|Alameda|Strada|Cours|Route|Pl\."
+)
+_PARTICLE = (
+    r"(?:de|del|de\s+la|de\s+los|de\s+las|la|las|los|el|da|das|do|dos|di|della|du|des|d['\u2019])"
+)
+_EU_NAME = rf"(?:[A-ZÀ-ÖØ-Þ][\w'\u2019.-]*|{_PARTICLE})"
+_EU_NUMBER = (
+    r"(?:n[ºo°]\.?\s*|no\.\s*|num\.\s*|#\s*)?\d{1,4}[A-Za-z]?(?:\s?[-/]\s?\d{1,5}[A-Za-z]?)?"
+)
+_EU_TAIL = (
+    r"(?:,?\s*(?:\d{1,2}\s?[ºª°]\s?[A-Za-z]?|piso\s+\d+|apto\.?\s*\d+|apt\.?\s*\d+|bajo|"
+    r"dcha\.?|izq(?:da)?\.?|esc\.?\s*\w+|Stock\s+\d+|étage\s+\d+|\d+(?:er|e|ème)\s+étage))*"
+    r"(?:\s*[-,]\s*[A-ZÀ-Þ][\w'\u2019-]*(?:\s[A-ZÀ-Þ][\w'\u2019-]*){0,2})?"
+    r"(?:,?\s*(?:[A-Z]{1,2}-)?\d{4,5}(?:-\d{3})?(?:\s+[A-ZÀ-Þ][\w'\u2019-]*){0,3})?"
+)
+_EUROPEAN = re.compile(
+    rf"(?<![\w-])(?:{_EU_STREET})\s+(?:{_EU_NAME}\s+){{0,4}}{_EU_NAME},?\s*{_EU_NUMBER}\b{_EU_TAIL}"
+)
+# Colombia and neighbours: "Calle 50 # 45-30", "Carrera 7 No. 71-21", "Cra 15 #88-64".
+_GRID = re.compile(
+    r"(?<![\w-])(?i:calle|cll?\.?|carrera|cra\.?|kra\.?|avenida|av\.?|transversal|tv\.?"
+    r"|diagonal|dg\.?)\s*\d{1,3}\s?[A-Za-z]?(?:\s+(?i:bis|sur|norte|este|oeste))?\s*"
+    r"(?:#|(?i:no\.?|n[ºo°]\.?))\s*\d{1,3}\s?[A-Za-z]?\s*-\s*\d{1,3}"
+)
+# US military mail: "PSC 1234, Box 5678, APO AE 09876", "Unit 2050 Box 4190", "FPO AP 96620".
+_MILITARY = re.compile(
+    r"\b(?:(?:PSC|CMR|UMR|Unit)\s+\d{3,5},?\s+Box\s+\d{1,5}(?:,?\s+(?:APO|FPO|DPO)\s+"
+    r"(?:AE|AP|AA)(?:\s+\d{5}(?:-\d{4})?)?)?"
+    r"|(?:APO|FPO|DPO)\s+(?:AE|AP|AA)(?:\s+\d{5}(?:-\d{4})?)?)\b"
+)
+# A postal line (US "City, ST 12345", UK or Canadian postcode, European "28013 Madrid") after
+# a line or comma-separated part that starts with a house number, a unit or a box: the parts
+# of a multi-line address ("Suite 200 / Mountain View, CA 94043 / USA").
+_POSTAL_LINE = re.compile(
+    r"[A-Z][\w.'\u2019-]*(?:\s+[A-Z][\w.'\u2019-]*){0,3},?\s+[A-Z]{2}\s+\d{5}(?:-\d{4})?\b"
+    r"|\b[A-Z]{1,2}\d[A-Z\d]?\s?\d[ABD-HJLNP-UW-Z]{2}\b"
+    r"|\b[ABCEGHJ-NPRSTVXY]\d[A-Z]\s?\d[A-Z]\d\b"
+    r"|(?<![\w-])(?:[A-Z]{1,2}-)?\d{4,5}(?:-\d{3})?\s+[A-ZÀ-Þ][\w'\u2019-]+(?:\s+[A-ZÀ-Þ][\w'\u2019-]+)?"
+)
+_ADDRESS_PART = re.compile(
+    r"(?:^|[\n,;])\s*(?P<part>(?:\d{1,6}[A-Za-z]?(?:[-/]\d{1,5})?\s+[A-Za-zÀ-ÿ]"
+    r"|(?i:suite|ste\.?|unit|apt\.?|apartment|flat|floor|room|bldg\.?|building|p\.?\s?o\.?\s*box|"
+    r"c/o)\s*#?\s*\w)[^\n,;]{0,60})$"
+)
+# Chinese: road, number and 号, then building, unit and room; or an estate's building and room.
+_ZH_ADDRESS = re.compile(
+    r"(?:[\u4e00-\u9fff]{1,8}?(?:省|自治区|特别行政区|市|区|县|旗|镇|乡|街道)\s*)*"
+    r"[\u4e00-\u9fff\w]{1,12}?(?:路|街|大街|大道|道|巷|弄|胡同|里)\s*\d{1,5}\s*(?:号|號)"
+    r"(?:\s*[\u4e00-\u9fff]{0,10}?\s*\d{1,5}\s*(?:号楼|号院|栋|幢|楼|座|单元|层|室|号|房))*"
+    r"|[\u4e00-\u9fff]{1,10}(?:小区|花园|公寓|大厦|家园|新村|苑|村)\s*\d{1,4}\s*(?:栋|幢|号楼|座)"
+    r"(?:\s*\d{1,3}\s*单元)?(?:\s*\d{1,5}\s*(?:室|号|房))?"
+    r"|\d{1,2}\s*丁目\s*\d{1,4}\s*(?:番地?|-)\s*\d{1,4}\s*号?"
+)
+_CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 _CUED_STOP = re.compile(r"\s+(?:in|on|for|and|but|when|if|with|last|next|this|every|since)\b.*")
 
 
@@ -71,6 +133,16 @@ def find(text: str) -> Iterator[Finding]:
     for pattern in (_ENGLISH, _ROMANCE, _GERMANIC, _PO_BOX):
         for m in pattern.finditer(text):
             yield Finding("street_address", m.start(), m.end())
+    for pattern in (_EUROPEAN, _GRID, _MILITARY):
+        for m in pattern.finditer(text):
+            yield Finding("street_address", m.start(), m.end())
+    if _CJK.search(text):
+        for m in _ZH_ADDRESS.finditer(text):
+            yield Finding("street_address", m.start(), m.end())
+    for m in _POSTAL_LINE.finditer(text):
+        part = _ADDRESS_PART.search(text, max(0, m.start() - 140), m.start())
+        if part is not None:
+            yield Finding("street_address", part.start("part"), m.end())
     for m in _CUED.finditer(text):
         addr = _CUED_STOP.sub("", m.group("addr"))
         # "moved to 3 different cities" is not an address; a name or street word must follow.

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-import phonenumbers
 from phonenumbers import Leniency, PhoneNumberMatcher
 
+from . import cues
 from .findings import Finding
 
 _EMAIL = re.compile(
@@ -74,16 +74,12 @@ def _is_placeholder_email(text: str, m: re.Match[str]) -> bool:
 
 # Runs of digits with phone-ish separators; phonenumbers decides what is a number.
 _PHONE_RUN = re.compile(r"(?<![\w.,/#$€£¥-])\+?\(?\d[\d\s().\-]{5,22}\d(?![\w%/-]|\.\d|,\d)")
-_REGIONS = ("US", "GB", "DE", "FR", "IN", "BR", "AU")
-# With a phone word just before, a well-formed number counts even when its exchange is
-# unassigned ("my number is 555-201-8844"); without one it must be a valid number.
-_PHONE_CUE = re.compile(
-    r"(?:phone|mobile|cell|\btel\b|telephone|\bcall|\bring|\btext|\bsms|whatsapp|signal|"
-    r"(?:my|his|her|our|their|your|mum's|mom's|dad's)\s+(?:\w+\s+)?(?:number|no\.?)|"
-    r"number\s+is|reach|contact|landline|\bfax|handy|nummer|celular|t[ée]l[ée]phone|"
-    r"portable|numéro|telefone|telefon|móvil|movil)",
-    re.I,
-)
+# Without a cue a number must be valid in one of these regions; after a cue ("Phone:",
+# "call me on", "Telefon", "téléphone", "teléfono", "电话") a local format that is possible
+# in one of the wider list counts.
+_REGIONS = ("US", "GB", "DE", "FR", "IN", "BR", "AU", "CN", "ES", "MX", "IT")
+_CUED_REGIONS = (*_REGIONS, "CA", "NL", "BE", "CH", "AT", "PT", "AR", "CO", "CL", "PE", "IE", "PL")
+_PHONE_CUE = re.compile(rf"(?:{cues.PHONE_CUES})\W{{0,6}}(?:\w+\W+){{0,2}}?$", re.I)
 # Numbers that are something else when one of these names them.
 _OTHER_NUMBER = re.compile(
     r"(?:order|invoice|tracking|ticket|ref(?:erence)?|id|isbn|ean|upc|serial|version|build|"
@@ -94,7 +90,11 @@ _OTHER_NUMBER = re.compile(
     r"[^\d]{0,20}$",
     re.I,
 )
-_PHONE_WORD = re.compile(r"(?:phone|mobile|cell|\btel|call|text|whatsapp|landline)", re.I)
+_PHONE_WORD = re.compile(
+    r"(?:phone|mobile|cell|\btel|call|text|whatsapp|landline|telefon|t[ée]l[ée]fono|handy|móvil"
+    r"|portable|电话|手机)",
+    re.I,
+)
 _DATE_LIKE = re.compile(r"^(?:\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4})$")
 
 
@@ -122,17 +122,15 @@ def find_phones(text: str) -> Iterator[Finding]:
 
 def _match_number(candidate: str, cued: bool) -> tuple[int, int] | None:
     """Span of a valid number in ``candidate`` for any of the regions, else None."""
-    leniencies = (Leniency.VALID, Leniency.POSSIBLE) if cued else (Leniency.VALID,)
-    for leniency in leniencies:
-        for region in _REGIONS:
-            for match in PhoneNumberMatcher(candidate, region, leniency=leniency):
-                if leniency is Leniency.POSSIBLE and not _possible_enough(match.number):
-                    continue
+    for region in _REGIONS:
+        for match in PhoneNumberMatcher(candidate, region, leniency=Leniency.VALID):
+            return match.start, match.end
+    if not cued:
+        return None
+    # After a cue, a number that is possible (if unassigned, as "555-201-8844", or local
+    # only, as "555-0132") in a likely region counts; fragments under 7 digits do not.
+    for region in _CUED_REGIONS:
+        for match in PhoneNumberMatcher(candidate, region, leniency=Leniency.POSSIBLE):
+            if len(str(match.number.national_number)) >= 7:
                 return match.start, match.end
     return None
-
-
-def _possible_enough(number: phonenumbers.PhoneNumber) -> bool:
-    # With a cue word, accept a well-formed number even if the exchange is unassigned
-    # ("555-201-8844"), but not short local fragments.
-    return len(str(number.national_number)) >= 9

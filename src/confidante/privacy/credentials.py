@@ -282,20 +282,33 @@ def _token_spans(text: str, values: Iterable[str]) -> set[tuple[int, int]]:
     return spans
 
 
+# Cheap tests that decide which groups of patterns can match at all: every provider token
+# is one run of 16+ characters without spaces; every conversational form names a secret.
+_LONG_RUN = re.compile(r"[^\s]{16,}")
+_SECRET_HINT = re.compile(
+    r"pass|pwd|\bpw\b|\bpin\b|code|combo|combination|key|secret|token|cred|log(?:ged|ging)?[\s-]?[io]n|"
+    r"account|seed|recovery|mnemonic|backup|contrase|kennwort|bearer|auth|sig",
+    re.I,
+)
+
+
 def find(text: str) -> Iterator[Finding]:
     """Yield credential spans in ``text``."""
-    values = [v for plugin in _TOKEN_PLUGINS for v in plugin.analyze_string(text)]
-    for start, end in _token_spans(text, values):
-        yield Finding(CATEGORY, start, end)
-    for m in _EXTRA_TOKEN.finditer(text):
-        yield Finding(CATEGORY, m.start(), token_end(text, m.end()))
-    for m in _URL_PASSWORD.finditer(text):
-        yield Finding(CATEGORY, m.start(), m.end())
-    if any(True for _ in _PRIVATE_KEY.analyze_string(text)):
+    if _LONG_RUN.search(text):
+        values = [v for plugin in _TOKEN_PLUGINS for v in plugin.analyze_string(text)]
+        for start, end in _token_spans(text, values):
+            yield Finding(CATEGORY, start, end)
+        for m in _EXTRA_TOKEN.finditer(text):
+            yield Finding(CATEGORY, m.start(), token_end(text, m.end()))
+        yield from _keyword_near_entropy(text)
+    if "://" in text:
+        for m in _URL_PASSWORD.finditer(text):
+            yield Finding(CATEGORY, m.start(), m.end())
+    if "PRIVATE KEY" in text.upper() and any(True for _ in _PRIVATE_KEY.analyze_string(text)):
         for m in _KEY_BLOCK.finditer(text):
             yield Finding(CATEGORY, m.start(), m.end())
-    yield from _conversational(text)
-    yield from _keyword_near_entropy(text)
+    if _SECRET_HINT.search(text):
+        yield from _conversational(text)
 
 
 def _conversational(text: str) -> Iterator[Finding]:

@@ -18,7 +18,9 @@ CATEGORY = "credential"
 _B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 _B58_INDEX = {ch: i for i, ch in enumerate(_B58)}
 _HEX_KEY = re.compile(r"(?<![\w])0x[0-9a-fA-F]{64}(?![0-9a-fA-F\w])")
-_WIF = re.compile(r"(?<![\w])(?:5[HJK][1-9A-HJ-NP-Za-km-z]{49}|[KLc][1-9A-HJ-NP-Za-km-z]{51})(?!\w)")
+_WIF = re.compile(
+    r"(?<![\w])(?:5[HJK][1-9A-HJ-NP-Za-km-z]{49}|[KLc][1-9A-HJ-NP-Za-km-z]{51})(?!\w)"
+)
 _EXTENDED = re.compile(r"(?<![\w])[xyztuv]prv[1-9A-HJ-NP-Za-km-z]{100,112}(?!\w)")
 _LONG_B58 = re.compile(r"(?<![\w])[1-9A-HJ-NP-Za-km-z]{80,90}(?!\w)")
 _HASH_WORD = re.compile(
@@ -38,7 +40,9 @@ def _base58check_ok(value: str) -> bool:
     raw = number.to_bytes((number.bit_length() + 7) // 8, "big")
     raw = b"\0" * (len(value) - len(value.lstrip("1"))) + raw
     payload, checksum = raw[:-4], raw[-4:]
-    return len(raw) > 4 and hashlib.sha256(hashlib.sha256(payload).digest()).digest()[:4] == checksum
+    return (
+        len(raw) > 4 and hashlib.sha256(hashlib.sha256(payload).digest()).digest()[:4] == checksum
+    )
 
 
 def find(text: str) -> Iterator[Finding]:
