@@ -82,6 +82,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("places", "fine_geo", places.find),
     Detector("times", "exact_time", times.find),
     Detector("names", "person_name", names.find),
+    Detector("names_zh", "person_name", names.find_chinese),
 )
 assert {d.category for d in DETECTORS} == ALL_CATEGORIES
 

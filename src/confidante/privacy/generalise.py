@@ -37,6 +37,7 @@ class Generalised:
     remaining: list[Finding] = field(default_factory=list)
 
 
+_CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 _AT_LIKE = re.compile(r"\b(?:at|around|about|round)\s+$", re.I)
 _OTHER_PREP = re.compile(r"\b(?:by|before|after|until|till|since|from|for|to)\s+$", re.I)
 _THE = re.compile(r"\bthe\s+$", re.I)
@@ -133,6 +134,8 @@ def _time(text: str, f: Finding, floor: int) -> tuple[int, int, str | None]:
 
 def _place(text: str, f: Finding, later: list[Finding], floor: int) -> tuple[int, int, str | None]:
     value = text[f.start : f.end]
+    if _CJK.search(value):
+        return f.start, f.end, None  # no Chinese wording for the stand-ins: refused
     kind = places.kind_of(value)
     the = _THE.search(text, floor, f.start)
     start = the.start() if the else f.start

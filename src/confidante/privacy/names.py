@@ -191,3 +191,36 @@ def _is_name(
         sentence_start = not before.strip() or before.rstrip()[-1] in '.!?:;"\u201c'
         return follows or (social and not sentence_start)
     return False
+
+
+# Chinese: a relation or a title ties two or three Han characters to someone's life:
+# "我的同事王伟", "李老师", "叫张三".
+_ZH_RELATION = (
+    r"朋友|同事|老板|上司|领导|妻子|老婆|老公|丈夫|女朋友|男朋友|女友|男友|妈妈|母亲|爸爸|父亲|"
+    r"儿子|女儿|哥哥|姐姐|弟弟|妹妹|邻居|医生|老师|室友|同学|客户|助理|表哥|表姐|表弟|表妹"
+)
+_ZH_NAME_AFTER = re.compile(
+    rf"(?:我的|我|他的|她的|我们的)(?:{_ZH_RELATION})\s*(?:叫|是)?\s*(?P<n>[\u4e00-\u9fff]{{2,3}})"
+    r"|(?:叫做?|名叫|名字是)\s*(?P<m>[\u4e00-\u9fff]{2,3})"
+)
+_ZH_NAME_TITLE = re.compile(
+    r"(?P<t>[\u4e00-\u9fff]{1,2})(?:先生|女士|小姐|老师|医生|律师|经理|总|阿姨|叔叔|师傅)"
+)
+_ZH_NOT_A_NAME_START = frozenset("的了在是和与跟给对把被说要会有这那我你他她它们一个")
+
+
+def find_chinese(text: str) -> Iterator[Finding]:
+    """Yield Chinese person-name spans in ``text``."""
+    if not _CJK.search(text):
+        return
+    for m in _ZH_NAME_AFTER.finditer(text):
+        group = "n" if m.group("n") else "m"
+        name = m.group(group)
+        if name[0] not in _ZH_NOT_A_NAME_START:
+            yield Finding(CATEGORY, m.start(group), m.end(group))
+    for m in _ZH_NAME_TITLE.finditer(text):
+        if m.group("t")[-1] not in _ZH_NOT_A_NAME_START:
+            yield Finding(CATEGORY, m.start(), m.end())
+
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
