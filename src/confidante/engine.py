@@ -320,7 +320,7 @@ class Engine:
         self.store.update_facts(
             [self.reseal(new_row, fact, None if vectors is None else vectors[0])]
         )
-        return fact
+        return _shown(v, fact)
 
     def _embed(self, texts: list[str]) -> Any:
         """Vectors for rankers that keep one per fact (the semantic ranker); None otherwise."""
@@ -401,10 +401,10 @@ class Engine:
             raise
         cands = self.candidates(v, pool)
         if not query.strip():
-            hits = [Hit(f.fact, 0.0) for f in _newest(cands)[:k]]
+            hits = [Hit(_shown(v, f.fact), 0.0) for f in _newest(cands)[:k]]
         else:
             hits = [
-                Hit(cands[r.partition].index.facts[r.row].fact, r.score, r.parts)
+                Hit(_shown(v, cands[r.partition].index.facts[r.row].fact), r.score, r.parts)
                 for r in self.pipeline.rank(query, cands, k)
                 if min_score is None or r.score >= min_score
             ]
@@ -432,7 +432,7 @@ class Engine:
         v = self.viewer(ctx)
         cands = self.candidates(v, policy.visible_pool(v))
         self._note_reads(ctx, cands, "list")
-        facts = [f.fact for f in _newest(cands)]
+        facts = [_shown(v, f.fact) for f in _newest(cands)]
         return facts[:limit] if limit is not None else facts
 
     def _visible_row(self, ctx: Context, fact_id: str) -> tuple[Viewer, FactRow, IndexedFact]:
@@ -456,7 +456,8 @@ class Engine:
 
     def get(self, ctx: Context, fact_id: str) -> Fact:
         """One fact by id; invisible and nonexistent ids both raise NotFound."""
-        return self._visible_row(ctx, fact_id)[2].fact
+        v, _, opened = self._visible_row(ctx, fact_id)
+        return _shown(v, opened.fact)
 
     def _require_may_forget(self, ctx: Context, v: Viewer, row: FactRow) -> None:
         if not policy.may_forget(v, row.author_key, row.subject_key):
@@ -563,6 +564,13 @@ def _indexed(dk: bytes, row: FactRow) -> IndexedFact:
         expires_ms=row.expires_at,
         vector=vector,
     )
+
+
+def _shown(v: Viewer, fact: Fact) -> Fact:
+    """The fact as this viewer may see it: without its provenance where policy hides it."""
+    if policy.shows_provenance(v, fact.scope):
+        return fact
+    return replace(fact, author=None, origin=fact.scope.value, community=None)
 
 
 def _day(ms: int) -> str:

@@ -42,6 +42,21 @@ def t3_categories(text: str) -> list[str]:
     return sorted({f.category for f in classify(text, T3_CATEGORIES)})
 
 
+def public_categories(text: str) -> list[str]:
+    """Every category (T3 or identifier) found in text every audience reads: the audit's
+    re-check of what is already stored there (stored public text was generalised on the
+    way in, so whatever today's detectors still find is a finding)."""
+    return sorted({f.category for f in classify(text)})
+
+
+def label_categories(value: str | None, *, public: bool) -> list[str]:
+    """T3 (and, for a public label, identifier) categories in a metadata label."""
+    if value is None:
+        return []
+    t3, identifiers = _label_findings(value, public)
+    return sorted({*t3, *identifiers})
+
+
 def check_text(text: str, scope: Scope, mode: Mode = "refuse") -> Guarded:
     """Decide what of `text` may be stored in `scope`. Raises PrivateDataRefused (or its
     subclass IdentifierRefused for public text)."""

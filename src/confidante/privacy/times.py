@@ -81,7 +81,9 @@ _PERSONAL_DATE = re.compile(
     rf"[^.!?\n]{{0,24}}?(?P<date>{_DATE})",
     re.I,
 )
-_MACHINE = re.compile(r"\b(?:UTC|GMT|cron|server|backup|job|deploy|build|script|pipeline|bot)\b", re.I)
+_MACHINE = re.compile(
+    r"\b(?:UTC|GMT|cron|server|backup|job|deploy|build|script|pipeline|bot)\b", re.I
+)
 
 
 def find(text: str) -> Iterator[Finding]:
