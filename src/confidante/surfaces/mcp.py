@@ -19,10 +19,10 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp_types import ToolAnnotations
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from .._version import __version__
-from ..errors import ConfidanteError
+from ..errors import ConfidanteError, describe_validation
 from ..memory import Memory
 from ..model import Context
 
@@ -61,9 +61,27 @@ def fixed_identity(ctx: Context) -> IdentityFn:
     return lambda _mctx: ctx
 
 
+class _Server(MCPServer):
+    """The SDK's server, with argument errors that never carry what was sent: pydantic's
+    message quotes the rejected value (`input_value=...`), which may be a secret."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: MCPContext | None = None
+    ) -> Any:
+        if self._tool_manager.get_tool(name) is None:
+            raise ToolError("unknown_tool: no tool has that name")
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as e:
+            if isinstance(e.__cause__, ValidationError):
+                errors = e.__cause__.errors(include_input=False, include_url=False)
+                raise ToolError(f"invalid_input: {describe_validation(list(errors))}") from None
+            raise
+
+
 def build_server(mem: Memory, identity: IdentityFn) -> MCPServer:
     """The five memory tools, acting as `identity(request)`."""
-    server: MCPServer = MCPServer(
+    server: MCPServer = _Server(
         name="confidante",
         title="confidante memory",
         version=__version__,
