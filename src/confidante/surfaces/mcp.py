@@ -10,6 +10,7 @@ Run `python -m confidante.surfaces.mcp [--as ACTOR --dm ...]` or `confidante mcp
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Annotated, Any
@@ -37,6 +38,22 @@ INSTRUCTIONS = (
     "memory, not by you. Refusals carry a stable code (e.g. owner_required, not_found). "
     "Never store secrets, contact details or ids: they are refused."
 )
+
+
+class _WithholdArguments(logging.Filter):
+    """The SDK logs a failed call with the tool name and error text the client sent (an
+    unknown tool's name, say); those values are withheld, the event is kept."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.args:
+            record.args = tuple("<withheld>" for _ in record.args)
+        return True
+
+
+for _name in ("mcp.server.mcpserver.server", "mcp.server.lowlevel.server"):
+    _sdk_log = logging.getLogger(_name)
+    if not any(isinstance(f, _WithholdArguments) for f in _sdk_log.filters):
+        _sdk_log.addFilter(_WithholdArguments())
 
 
 @contextmanager
