@@ -17,7 +17,7 @@ STREET_TYPES = (
 # Lower case allowed only where the word has no English sense ("17 rue Oberkampf", but
 # never "sent 3 via Slack").
 ROMANCE_STREETS = (
-    r"(?i:rue|chemin|impasse|all[ée]e|quai|viale|piazza|corso|vicolo|calle|avenida|paseo|"
+    r"(?i:rue|chemin|impasse|all[ée]e|quai|boulevard|viale|piazza|corso|vicolo|calle|avenida|paseo|"
     r"carrer|rua|travessa|pra[çc]a|carretera|strada|calea|ulica|ul\.)"
     r"|Avenue|Boulevard|Bd|Place|Via|Largo|Plaza|Av\."
 )

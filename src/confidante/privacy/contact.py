@@ -86,7 +86,9 @@ _OTHER_NUMBER = re.compile(
     r"package|parcel|shipment|confirmation|booking|reservation|receipt|policy|claim|"
     r"member(?:ship)?|customer|product|item|model|meeting|"
     r"case|account|acct|routing|sort\s*code|card|iban|ssn|social|passport|licen[cs]e|"
-    r"nhs|sin|tax|itin|aadhaa?r|bsb|#|no\.|population|total|sku|part|model|invoice)"
+    r"nhs|sin|tax|itin|aadhaa?r|bsb|#|no\.|population|total|sku|part|model|invoice|"
+    r"bestell\w*|auftrag\w*|rechnung\w*|kunden\w*|sendung\w*|commande|facture|colis|"
+    r"pedido|factura|env[íi]o|订单号?|单号|快递|编号|发票|APO\s+A[EPA]|FPO\s+A[EPA]|DPO\s+A[EPA])"
     r"[^\d]{0,20}$",
     re.I,
 )

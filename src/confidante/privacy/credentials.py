@@ -214,7 +214,8 @@ def _plausible(value: str, noun: str) -> bool:
     noun = noun.strip()
     if _PIN_NOUNS.match(noun):
         return sum(ch.isdigit() for ch in value) >= 3
-    if value.lower().strip(".,!?") in NOT_A_VALUE:
+    word = value.lower().strip(".,!?")
+    if word in NOT_A_VALUE or word in cues.NOT_A_SECRET_EU:
         return False
     if _LOOSE_NOUNS.search(noun):
         return _generated_looking(value)
@@ -371,7 +372,8 @@ _ZH_SECRET = re.compile(
 _EU_SECRET = re.compile(
     rf"(?<![\w-])(?P<noun>{cues.SECRET_NOUNS_EU}|{cues.PIN_NOUNS_EU})"
     # "das Passwort für das WLAN ist ...", "la contraseña del wifi es ..."
-    r"(?:\s+(?:für|fuer|vom|von|des|der|du|de|del|de\s+la|pour|para|do|da|di|della)"
+    r"(?:\s+(?:für|fuer|vom|von|des|der|meiner|meines|meinem|deiner|unserer|du|de|del|de\s+la"
+    r"|de\s+mon|de\s+ma|de\s+mi|pour|para|do|da|di|della)"
     r"(?:\s+[\w'\u2019-]+){1,2}?)?"
     rf"(?:{cues.COPULA_EU}|\s+(?=\S*\d))"
     rf"(?:{_QUOTED}|(?P<v>[^\s\"'\u201c\u2018`«][^\s»]*))",
@@ -390,6 +392,8 @@ def find_multilingual(text: str) -> Iterator[Finding]:
         for m in _ZH_SECRET.finditer(text):
             start, end = m.start("v"), trim_value(text, m.start("v"), m.end("v"))
             value = text[start:end]
+            if _CODE_REFERENCE.match(value):  # a placeholder ("[CREDENTIAL]") or a reference
+                continue
             if _ZH_PIN.search(m.group("noun")):
                 ok = sum(ch.isdigit() for ch in value) >= 4
             else:
