@@ -123,7 +123,7 @@ def check_label(value: str | None, what: str, *, public: bool = True) -> str | N
 def _label_findings(value: str, public: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Labels repeat (every fact of a batch, every call of a skill): classify each once."""
     # Separators read as spaces, so "mail-jane.doe" or "discord_42" are seen as words.
-    spaced = value.replace("_", " ").replace("-", " ") if public else value
+    spaced = value.replace("_", " ").replace("-", " ")
     wanted = T3_CATEGORIES | IDENTIFIER_CATEGORIES if public else T3_CATEGORIES
     cats = {f.category for f in classify(value, wanted)}
     if spaced != value:

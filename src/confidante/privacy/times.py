@@ -81,6 +81,12 @@ _PERSONAL_DATE = re.compile(
     rf"[^.!?\n]{{0,24}}?(?P<date>{_DATE})",
     re.I,
 )
+# Someone is the subject: "someone asks for the weather at 6:12am", "discord:42 logs on at 9".
+_PERSON = re.compile(
+    r"\b(?:he|she|they|him|her|his|hers|their|them|owner|user|someone|somebody|member|"
+    r"[a-z]+:\w*\d\w*)\b",
+    re.I,
+)
 _MACHINE = re.compile(
     r"\b(?:UTC|GMT|cron|server|backup|job|deploy|build|script|pipeline|bot)\b", re.I
 )
@@ -95,7 +101,8 @@ def find(text: str) -> Iterator[Finding]:
     if "点" in text or "點" in text or "时" in text or "時" in text:
         for m in _ZH_TIME.finditer(text):
             yield Finding("exact_time", m.start(), m.end())
-    habit = _HABIT.search(text) is not None and not _MACHINE.search(text)
+    person = _HABIT.search(text) or _PERSON.search(text)
+    habit = person is not None and not _MACHINE.search(text)
     if not (FIRST_PERSON.search(text) or _ROUTINE.search(text) or habit):
         return
     for m in _TIME.finditer(text):
