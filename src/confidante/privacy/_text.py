@@ -23,7 +23,9 @@ NOT_A_VALUE = frozenset(
     simple complicated forgotten lost known shared public private personal default
     field box page form prompt screen manager link optional good bad fine ok okay great
     awful terrible gone down up dead deleted banned suspended blocked verified linked
-    created disabled enabled active inactive open closed full ready done available""".split()
+    created disabled enabled active inactive open closed full ready done available
+    way pretty quite rather super totally kinda sorta extremely insanely ridiculously
+    impossible terribly awfully far much more less""".split()
 )
 _DIGIT = re.compile(r"\d")
 

@@ -50,7 +50,8 @@ _CUED_NUMBER = re.compile(
 _SLACK_ID = re.compile(r"(?<![\w-])[UW](?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{8,10}(?![\w-])")
 _NOT_IDS_BEFORE = re.compile(
     r"(?i:order|invoice|tracking|ticket|isbn|ean|serial|build|version|commit|block|tx|hash|"
-    r"transaction|phone|card|account\s+number|iban|population|total|km|kg)\W{0,3}$"
+    r"transaction|phone|card|account\s+number|iban|population|total|km|kg|\w*nummer|num[ée]ro|"
+    r"n[úu]mero|单号|订单号?|编号)\W{0,3}$"
 )
 
 

@@ -106,23 +106,38 @@ _POSTAL_LINE = re.compile(
     r"[A-Z][\w.'\u2019-]*(?:\s+[A-Z][\w.'\u2019-]*){0,3},?\s+[A-Z]{2}\s+\d{5}(?:-\d{4})?\b"
     r"|\b[A-Z]{1,2}\d[A-Z\d]?\s?\d[ABD-HJLNP-UW-Z]{2}\b"
     r"|\b[ABCEGHJ-NPRSTVXY]\d[A-Z]\s?\d[A-Z]\d\b"
-    r"|(?<![\w-])(?:[A-Z]{1,2}-)?\d{4,5}(?:-\d{3})?\s+[A-ZÀ-Þ][\w'\u2019-]+(?:\s+[A-ZÀ-Þ][\w'\u2019-]+)?"
+    r"|(?<![\w-])(?:[A-Z]{1,2}-)?\d{4,5}(?:-\d{3})?[ \t]+[A-ZÀ-Þ][\w'\u2019-]+(?:[ \t]+[A-ZÀ-Þ][\w'\u2019-]+)?"
 )
 _ADDRESS_PART = re.compile(
-    r"(?:^|[\n,;])\s*(?P<part>(?:\d{1,6}[A-Za-z]?(?:[-/]\d{1,5})?\s+[A-Za-zÀ-ÿ]"
+    r"(?:^|[\n,;:]|\bto\b|\bat\b)\s*(?P<part>(?:\d{1,6}[A-Za-z]?(?:[-/]\d{1,5})?\s+[A-Za-zÀ-ÿ]"
     r"|(?i:suite|ste\.?|unit|apt\.?|apartment|flat|floor|room|bldg\.?|building|p\.?\s?o\.?\s*box|"
     r"c/o)\s*#?\s*\w)[^\n,;]{0,60})$"
 )
 # Chinese: road, number and 号, then building, unit and room; or an estate's building and room.
 _ZH_ADDRESS = re.compile(
     r"(?:[\u4e00-\u9fff]{1,8}?(?:省|自治区|特别行政区|市|区|县|旗|镇|乡|街道)\s*)*"
-    r"[\u4e00-\u9fff\w]{1,12}?(?:路|街|大街|大道|道|巷|弄|胡同|里)\s*\d{1,5}\s*(?:号|號)"
+    r"[\u4e00-\u9fff\w]{1,12}?(?:路|街|大街|大道|道|巷|弄|胡同|里)"
+    r"(?:\s*[一二三四五六七八九十\d]{1,3}\s*段)?\s*\d{1,5}\s*(?:号|號)"
     r"(?:\s*[\u4e00-\u9fff]{0,10}?\s*\d{1,5}\s*(?:号楼|号院|栋|幢|楼|座|单元|层|室|号|房))*"
     r"|[\u4e00-\u9fff]{1,10}(?:小区|花园|公寓|大厦|家园|新村|苑|村)\s*\d{1,4}\s*(?:栋|幢|号楼|座)"
     r"(?:\s*\d{1,3}\s*单元)?(?:\s*\d{1,5}\s*(?:室|号|房))?"
     r"|\d{1,2}\s*丁目\s*\d{1,4}\s*(?:番地?|-)\s*\d{1,4}\s*号?"
 )
 _CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+# French number-first with a lower-case street word, told from English by the particle and
+# capital after it: "au 5 avenue des Champs-Élysées", "3 place du Marché".
+_FRENCH = re.compile(
+    r"(?<![\w,.-])\d{1,4}\s*(?:bis|ter)?,?\s+(?i:avenue|place|cours|route|rue|chemin|all[ée]e"
+    r"|impasse|quai|boulevard|square|passage|sentier)\s+(?:(?:de\s+la|de|du|des|d['\u2019])\s*)?"
+    r"[A-ZÀ-Þ][\w'\u2019-]*(?:\s+[A-ZÀ-Þ][\w'\u2019-]*){0,3}"
+)
+# German street names in two words: "Berliner Allee 45a", "Am Markt 3", "An der Alster 12".
+_GERMAN_WORDS = r"Stra(?:ss|ß)e|Str\.|Weg|Allee|Platz|Gasse|Ring|Damm|Ufer|Chaussee|Markt|Steig|Pfad|Kai|Graben|Hof|Berg"
+_GERMAN_TWO_WORDS = re.compile(
+    r"(?<![\w-])(?:(?:Am|Im|An\s+der|An\s+den|Auf\s+der|Auf\s+dem|In\s+der|Unter\s+den|Zum|Zur|"
+    r"Alte|Alter|Neue|Neuer|Hohe|Lange|Obere|Untere|[A-ZÄÖÜ][a-zäöüß]+er)\s+)"
+    rf"(?:{_GERMAN_WORDS})\s+\d{{1,4}}\s?[a-z]?\b"
+)
 _CUED_STOP = re.compile(r"\s+(?:in|on|for|and|but|when|if|with|last|next|this|every|since)\b.*")
 
 
@@ -133,7 +148,7 @@ def find(text: str) -> Iterator[Finding]:
     for pattern in (_ENGLISH, _ROMANCE, _GERMANIC, _PO_BOX):
         for m in pattern.finditer(text):
             yield Finding("street_address", m.start(), m.end())
-    for pattern in (_EUROPEAN, _GRID, _MILITARY):
+    for pattern in (_EUROPEAN, _GRID, _MILITARY, _FRENCH, _GERMAN_TWO_WORDS):
         for m in pattern.finditer(text):
             yield Finding("street_address", m.start(), m.end())
     if _CJK.search(text):

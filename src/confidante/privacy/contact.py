@@ -88,7 +88,7 @@ _OTHER_NUMBER = re.compile(
     r"case|account|acct|routing|sort\s*code|card|iban|ssn|social|passport|licen[cs]e|"
     r"nhs|sin|tax|itin|aadhaa?r|bsb|#|no\.|population|total|sku|part|model|invoice|"
     r"bestell\w*|auftrag\w*|rechnung\w*|kunden\w*|sendung\w*|commande|facture|colis|"
-    r"pedido|factura|env[íi]o|订单号?|单号|快递|编号|发票|APO\s+A[EPA]|FPO\s+A[EPA]|DPO\s+A[EPA])"
+    r"pedido|factura|env[íi]o|订单号?|单号|快递|编号|发票|人口|einwohner|habitantes?|APO\s+A[EPA]|FPO\s+A[EPA]|DPO\s+A[EPA])"
     r"[^\d]{0,20}$",
     re.I,
 )
@@ -113,6 +113,9 @@ def find_phones(text: str) -> Iterator[Finding]:
         # "1Z 999 AA1 01 2345 6784": digits right after a code are the end of that code.
         previous = before.rstrip().rsplit(None, 1)[-1] if before.strip() else ""
         if before[-1:].isspace() and any(ch.isdigit() for ch in previous):
+            continue
+        # "1400000000": a round number is a count, not a phone number
+        if not cue and candidate.isdigit() and candidate.endswith("0000"):
             continue
         # "4 8 15 16 23 42": many short groups are a list of numbers, not one number.
         if len(re.findall(r"\d+", candidate)) > 5 and not candidate.startswith("+"):
