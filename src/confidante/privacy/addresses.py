@@ -106,7 +106,8 @@ _POSTAL_LINE = re.compile(
     r"[A-Z][\w.'\u2019-]*(?:\s+[A-Z][\w.'\u2019-]*){0,3},?\s+[A-Z]{2}\s+\d{5}(?:-\d{4})?\b"
     r"|\b[A-Z]{1,2}\d[A-Z\d]?\s?\d[ABD-HJLNP-UW-Z]{2}\b"
     r"|\b[ABCEGHJ-NPRSTVXY]\d[A-Z]\s?\d[A-Z]\d\b"
-    r"|(?<![\w-])(?:[A-Z]{1,2}-)?\d{4,5}(?:-\d{3})?[ \t]+[A-ZÀ-Þ][\w'\u2019-]+(?:[ \t]+[A-ZÀ-Þ][\w'\u2019-]+)?"
+    r"|(?<![\w-])(?:[A-Z]{1,2}-)?\d{4,5}(?:-\d{3})?[ \t]+[A-ZÀ-Þ][\w'\u2019-]+"
+    r"(?:[ \t]+[A-ZÀ-Þ][\w'\u2019-]+)?"
 )
 _ADDRESS_PART = re.compile(
     r"(?:^|[\n,;:]|\bto\b|\bat\b)\s*(?P<part>(?:\d{1,6}[A-Za-z]?(?:[-/]\d{1,5})?\s+[A-Za-zÀ-ÿ]"
@@ -132,7 +133,10 @@ _FRENCH = re.compile(
     r"[A-ZÀ-Þ][\w'\u2019-]*(?:\s+[A-ZÀ-Þ][\w'\u2019-]*){0,3}"
 )
 # German street names in two words: "Berliner Allee 45a", "Am Markt 3", "An der Alster 12".
-_GERMAN_WORDS = r"Stra(?:ss|ß)e|Str\.|Weg|Allee|Platz|Gasse|Ring|Damm|Ufer|Chaussee|Markt|Steig|Pfad|Kai|Graben|Hof|Berg"
+_GERMAN_WORDS = (
+    r"Stra(?:ss|ß)e|Str\.|Weg|Allee|Platz|Gasse|Ring|Damm|Ufer|Chaussee|Markt|Steig|Pfad|Kai"
+    r"|Graben|Hof|Berg"
+)
 _GERMAN_TWO_WORDS = re.compile(
     r"(?<![\w-])(?:(?:Am|Im|An\s+der|An\s+den|Auf\s+der|Auf\s+dem|In\s+der|Unter\s+den|Zum|Zur|"
     r"Alte|Alter|Neue|Neuer|Hohe|Lange|Obere|Untere|[A-ZÄÖÜ][a-zäöüß]+er)\s+)"
