@@ -287,10 +287,39 @@ def _token_spans(text: str, values: Iterable[str]) -> set[tuple[int, int]]:
 # is one run of 16+ characters without spaces; every conversational form names a secret.
 _LONG_RUN = re.compile(r"[^\s]{16,}")
 _SECRET_HINT = re.compile(
-    r"pass|pwd|\bpw\b|\bpin\b|code|combo|combination|key|secret|token|cred|log(?:ged|ging)?[\s-]?[io]n|"
-    r"account|seed|recovery|mnemonic|backup|contrase|kennwort|bearer|auth|sig",
+    r"\b(?:pass(?:word|wd|phrase|code)?s?|pwd|pw|pin|code|combo|combination|\w*keys?|secrets?|"
+    r"\w*tokens?|creds?|credentials|login|log(?:ged|ging)?[\s-]?[io]n|account|seed|recovery|"
+    r"mnemonic|backup|contrase[ñn]as?|kennwort|passwort|bearer|auth\w*|api\w*)\b",
     re.I,
 )
+# Stems of the cue words in other languages (and Chinese characters for secrets).
+_INTL_HINT = re.compile(
+    r"\b(?:pass|kennw|mots?\s+de\s+passe|mdp|contras|clave|c[oó]digo|code|pin|nip|senha|"
+    r"chiave|chave|cl[eé]|schl[üu]ssel|zugang|geheim|sicherheit|digicode|identifiants|llave|"
+    r"parola|t[üu]rcode|passwort)"
+    r"|密|口令|钥|鑰|助记|助記|验证|驗證|动态码|校验码|令牌|パスワード|暗証|비밀|암호",
+    re.I,
+)
+
+
+# Substrings at least one of which every conversational form holds: a C-speed test on the
+# lower-cased text before any regex runs (most chat turns hold none).
+_EN_STEMS = (
+    "pass", "pw", "pin", "code", "combo", "combination", "key", "secret", "token", "cred",
+    "login", "log in", "log-in", "logged", "logon", "account", "seed", "recovery", "mnemonic",
+    "backup", "contras", "kennwort", "passwort", "bearer", "auth", "api",
+)  # fmt: skip
+_INTL_STEMS = (
+    "pass", "kennw", "mdp", "contras", "clave", "digo", "code", "pin", "nip", "senha", "chiave",
+    "chave", "cl\u00e9", "cle", "schl", "zugang", "geheim", "sicherheit", "identifiants",
+    "llave", "parola", "密", "口令", "钥", "鑰", "助记", "助記", "验证", "驗證", "动态码",
+    "校验码", "令牌", "パスワード", "暗証", "비밀", "암호",
+)  # fmt: skip
+
+
+def _mentions(text: str, stems: tuple[str, ...]) -> bool:
+    low = text.lower()
+    return any(stem in low for stem in stems)
 
 
 def find(text: str) -> Iterator[Finding]:
@@ -308,7 +337,7 @@ def find(text: str) -> Iterator[Finding]:
     if "PRIVATE KEY" in text.upper() and any(True for _ in _PRIVATE_KEY.analyze_string(text)):
         for m in _KEY_BLOCK.finditer(text):
             yield Finding(CATEGORY, m.start(), m.end())
-    if _SECRET_HINT.search(text):
+    if _mentions(text, _EN_STEMS) and _SECRET_HINT.search(text):
         yield from _conversational(text)
 
 
@@ -388,6 +417,8 @@ _CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 def find_multilingual(text: str) -> Iterator[Finding]:
     """Passwords, PINs and secret keys named in Chinese, German, French, Spanish, Portuguese
     or Italian: "我的密码是abc123456", "Mein Passwort ist geheim123", "code PIN : 4821"."""
+    if not (_mentions(text, _INTL_STEMS) and _INTL_HINT.search(text)):
+        return
     if _CJK_CHAR.search(text):
         for m in _ZH_SECRET.finditer(text):
             start, end = m.start("v"), trim_value(text, m.start("v"), m.end("v"))

@@ -23,6 +23,7 @@ _WIF = re.compile(
 )
 _EXTENDED = re.compile(r"(?<![\w])[xyztuv]prv[1-9A-HJ-NP-Za-km-z]{100,112}(?!\w)")
 _LONG_B58 = re.compile(r"(?<![\w])[1-9A-HJ-NP-Za-km-z]{80,90}(?!\w)")
+_KEY_RUN = re.compile(r"[0-9A-Za-z]{50}")
 _HASH_WORD = re.compile(
     r"(?i:tx|txid|txn|transaction|hash|digest|sha-?256|keccak|block|commit|address|contract|"
     r"topic|event|signature|sig|交易|哈希)\W{0,12}(?:\w+\W{1,3}){0,2}$"
@@ -47,7 +48,7 @@ def _base58check_ok(value: str) -> bool:
 
 def find(text: str) -> Iterator[Finding]:
     """Yield private-key spans in ``text``."""
-    if len(text) < 50:
+    if len(text) < 50 or not _KEY_RUN.search(text):  # every key form is 50+ characters
         return
     for m in _HEX_KEY.finditer(text):
         if not _HASH_WORD.search(text[max(0, m.start() - 40) : m.start()]):
