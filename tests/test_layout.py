@@ -25,6 +25,7 @@ LAYERS: list[set[str]] = [
     {"engine"},
     {"services"},
     {"memory"},
+    {"interop", "integrations"},
     {"surfaces.cli", "surfaces.http", "surfaces.mcp", "surfaces.dashboard"},
     {"server"},
     {"main"},

@@ -219,19 +219,33 @@ class Engine:
         kind: str = "fact",
         source_skill: str | None = None,
         confidence: float = 1.0,
-        ttl: timedelta | None = None,
+        ttl: timedelta | Sequence[timedelta | None] | None = None,
         embed_context: int = 0,
+        created_at: datetime | Sequence[datetime] | None = None,
+        authority: Context | None = None,
     ) -> list[Fact]:
         """Store several facts in one transaction, all under the same namespace. Nothing is
         stored if any one of them is refused.
 
         `embed_context=n` embeds each text together with the n texts before it in `texts`
         (a transcript's previous turns), so a reply like "yes, last week!" is found by what
-        it answers. Only the vector sees the context; the stored text is the text itself."""
+        it answers. Only the vector sees the context; the stored text is the text itself.
+
+        History keeps its dates: `created_at` (one datetime, or one per text) is when each
+        entry was first said, and its expiry counts from then (`ttl`, likewise one or one
+        per text, else the configured lifetime). Only the owner may date history: `ctx`
+        must be owner-private, or `authority` an owner-private context that vouches for
+        entries written in `ctx` (an import writing what Alice said in her DM). An entry
+        already past its expiry goes straight to the encrypted archive, as cleanup would
+        have moved it, and is never recalled: its returned fact has `expires_at <= now`."""
         if isinstance(texts, str) or not isinstance(texts, Sequence):
             raise InvalidInput("texts must be a list of strings")
         clean = [_check_text(t) for t in texts]
-        _check_meta(kind, source_skill, confidence, ttl)
+        ttls = _per_text(ttl, len(clean), "ttl")
+        _check_meta(kind, source_skill, confidence, None)
+        for t in ttls:
+            _check_ttl(t)
+        born = self._dated(ctx, authority, created_at, len(clean))
         if (
             not isinstance(embed_context, int)
             or isinstance(embed_context, bool)
@@ -254,7 +268,9 @@ class Engine:
         origin_kind, origin_raw = policy.origin_of(ctx, self.owners)
         domain = policy.origin_domain(origin_kind)
         now = self.now()
-        expires = now + (ttl if ttl is not None else self.ttl_for(target.scope, kind))
+        default_ttl = self.ttl_for(target.scope, kind)
+        born = born or [now] * len(guarded)
+        expiries = [b + (default_ttl if t is None else t) for b, t in zip(born, ttls, strict=True)]
         texts = [g.text for g in guarded]
         vectors = self._embed(
             [" ".join(texts[max(0, i - embed_context) : i + 1]) for i in range(len(texts))]
@@ -262,10 +278,11 @@ class Engine:
         dk = self.keys.data_key(ref.id, ref.scope.value, create=True)
         if dk is None:
             raise IntegrityError("this partition's key was destroyed")
-        # One timestamp for the batch, so ids in ascending order keep the texts' order: the
-        # store reads a partition by (created, id), and a transcript's lines stay in sequence.
+        # One timestamp for an undated batch, so ids in ascending order keep the texts' order:
+        # the store reads a partition by (created, id), and a transcript's lines stay in
+        # sequence. Dated history is ordered by its dates.
         ids = sorted(uuid.uuid4().hex for _ in guarded)
-        rows, facts = [], []
+        rows, facts, expired = [], [], []
         for i, g in enumerate(guarded):
             fact = Fact(
                 id=ids[i],
@@ -279,9 +296,9 @@ class Engine:
                 kind=kind,
                 source_skill=source_skill,
                 confidence=float(confidence),
-                created_at=now,
-                updated_at=now,
-                expires_at=expires,
+                created_at=born[i],
+                updated_at=born[i],
+                expires_at=expiries[i],
                 changes=g.changes,
             )
             row = FactRow(
@@ -296,16 +313,48 @@ class Engine:
                 tier=Tier.INTERNAL.value,
                 kind=kind,
                 source_skill=source_skill,
-                created_at=to_ms(now),
-                updated_at=to_ms(now),
-                expires_at=to_ms(expires),
+                created_at=to_ms(born[i]),
+                updated_at=to_ms(born[i]),
+                expires_at=to_ms(expiries[i]),
                 confidence=float(confidence),
                 ciphertext=b"",
             )
-            rows.append(seal_fact(dk, row, fact, None if vectors is None else vectors[i]))
+            sealed = seal_fact(dk, row, fact, None if vectors is None else vectors[i])
+            (expired if expiries[i] <= now else rows).append(sealed)
             facts.append(fact)
         self.store.insert_facts(rows)
+        if expired:  # dated history already past its lifetime: archived, never recalled
+            grace = to_ms(now + timedelta(days=self.settings.archive_grace_days))
+            self.store.archive_facts(expired, now.strftime("%Y-%m"), grace)
         return facts
+
+    def _dated(
+        self,
+        ctx: Context,
+        authority: Context | None,
+        created_at: datetime | Sequence[datetime] | None,
+        n: int,
+    ) -> list[datetime] | None:
+        """Original creation times, checked: the owner's to give, none in the future."""
+        if created_at is None:
+            return None
+        if authority is not None and not isinstance(authority, Context):
+            raise InvalidContext("authority must be a Context")
+        self.viewer(ctx)
+        if code := policy.backdate_denial(ctx, authority, self.owners):
+            self.deny(ctx, code, None)
+            raise AccessDenied(code, "only the owner, in private, may write dated history")
+        dates = _per_text(created_at, n, "created_at")
+        latest = self.now() + timedelta(minutes=5)  # clock skew between machines
+        out = []
+        for d in dates:
+            if not isinstance(d, datetime):
+                raise InvalidInput("created_at must be a datetime (or one per text)")
+            d = d if d.tzinfo is not None else d.replace(tzinfo=UTC)
+            if d > latest:
+                raise InvalidInput("created_at is in the future")
+            out.append(d)
+        return out
 
     def update(self, ctx: Context, fact_id: str, text: str) -> Fact:
         """Replace a fact's text; the same visibility and authorship rules as `forget`."""
@@ -490,13 +539,19 @@ class Engine:
         self.keys.set_sealed_meta(name, value)
 
     # -- T1 public stats (plaintext by design, identifier-free) ----------------------------------
-    def record_skill_use(self, skill: str, ok: bool = True) -> None:
-        """Count one use of a skill. Skill names are public: no identifiers, no T3."""
+    def record_skill_use(
+        self, skill: str, ok: bool = True, *, count: int = 1, at: datetime | None = None
+    ) -> None:
+        """Count uses of a skill (`count` of them, all `ok` or all failed; `at` when last
+        used, for imported stats). Skill names are public: no identifiers, no T3."""
         name = _check_label_text(skill, "skill")
         guard.check_label(name, "skill")
-        self.store.record_skill(name, bool(ok), to_ms(self.now()))
+        calls = _check_count(count)
+        self.store.record_skill(name, bool(ok), self._stat_time(at), calls)
 
-    def record_pattern(self, trigger: str, skills: Sequence[str]) -> None:
+    def record_pattern(
+        self, trigger: str, skills: Sequence[str], *, count: int = 1, at: datetime | None = None
+    ) -> None:
         """Count an observed pattern: a trigger (generalised) and the skills it led to."""
         text = guard.public_text(_check_label_text(trigger, "trigger", 200))
         if isinstance(skills, str) or not skills:
@@ -504,7 +559,15 @@ class Engine:
         names = sorted({_check_label_text(s, "skill") for s in skills})
         for name in names:
             guard.check_label(name, "skill")
-        self.store.record_pattern(text, ",".join(names), to_ms(self.now()))
+        seen = _check_count(count)
+        self.store.record_pattern(text, ",".join(names), self._stat_time(at), seen)
+
+    def _stat_time(self, at: datetime | None) -> int:
+        if at is None:
+            return to_ms(self.now())
+        if not isinstance(at, datetime):
+            raise InvalidInput("at must be a datetime")
+        return to_ms(min(at if at.tzinfo else at.replace(tzinfo=UTC), self.now()))
 
     def public_stats(self) -> dict[str, Any]:
         """The T1 store: `{"skill_stats": {...}, "patterns_observed": [...]}`."""
@@ -606,6 +669,26 @@ def _check_label_text(value: object, what: str, limit: int = 64) -> str:
     return value.strip()
 
 
+def _per_text(value: Any, n: int, what: str) -> list[Any]:
+    """One value for every text, or a sequence with one per text."""
+    if isinstance(value, Sequence) and not isinstance(value, str | bytes):
+        if len(value) != n:
+            raise InvalidInput(f"{what} must be one value, or one per text")
+        return list(value)
+    return [value] * n
+
+
+def _check_count(count: object) -> int:
+    if isinstance(count, bool) or not isinstance(count, int) or not (1 <= count <= 10**9):
+        raise InvalidInput("count must be a positive integer")
+    return count
+
+
+def _check_ttl(ttl: object) -> None:
+    if ttl is not None and (not isinstance(ttl, timedelta) or ttl <= timedelta(0)):
+        raise InvalidInput("ttl must be a positive timedelta")
+
+
 def _check_meta(kind: object, source_skill: object, confidence: object, ttl: object) -> None:
     _check_label_text(kind, "kind")
     if source_skill is not None:
@@ -616,8 +699,7 @@ def _check_meta(kind: object, source_skill: object, confidence: object, ttl: obj
         or not (0.0 <= float(confidence) <= 1.0)
     ):
         raise InvalidInput("confidence must be a number between 0 and 1")
-    if ttl is not None and (not isinstance(ttl, timedelta) or ttl <= timedelta(0)):
-        raise InvalidInput("ttl must be a positive timedelta")
+    _check_ttl(ttl)
 
 
 def key_file_path(db: Path, settings: Settings) -> Path:

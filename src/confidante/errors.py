@@ -52,7 +52,7 @@ class AccessDenied(ConfidanteError):
 
     `code` is one of: owner_required, owner_private_context_required,
     guild_context_required, forbidden_subject, unknown_namespace, namespace_required,
-    not_author.
+    not_author, local_context_required.
     """
 
     code = "access_denied"
@@ -71,6 +71,7 @@ _DENIAL_MESSAGES = {
     "unknown_namespace": "unknown namespace",
     "namespace_required": "this context has no default namespace; name one",
     "not_author": "only the writer, the subject or the owner may forget this fact",
+    "local_context_required": "only the owner's own local tools may do this (plaintext files)",
 }
 
 

@@ -393,6 +393,24 @@ def forget_subject_denial(ctx: Context, owners: Collection[str], actor: str) -> 
     return "owner_private_context_required" if is_owner(ctx.actor, owners) else "forbidden_subject"
 
 
+def backdate_denial(ctx: Context, authority: Context | None, owners: Collection[str]) -> str | None:
+    """Writing history with its original dates (an import, a bulk history load) is the
+    owner's, in private: the writing context itself, or the `authority` context vouching
+    for it, must be owner-private. Returns the denial code, or None when allowed."""
+    for c in (authority, ctx):
+        if c is not None and is_owner_private(c, owners):
+            return None
+    return owner_only_code(is_owner((authority or ctx).actor, owners))
+
+
+def export_denial(ctx: Context, owners: Collection[str]) -> str | None:
+    """An export writes every visible fact to plaintext files: the owner's alone, on their
+    own machine (`local` with an owner actor). Returns the denial code, or None."""
+    if not is_owner_private(ctx, owners):
+        return owner_only_code(is_owner(ctx.actor, owners))
+    return None if ctx.surface is Surface.LOCAL else "local_context_required"
+
+
 def may_forget(v: Viewer, author_key: str | None, subject_key: str | None) -> bool:
     """Writer, subject, or the owner in an owner-private context (visibility checked first)."""
     if v.owner_private:
@@ -411,8 +429,10 @@ __all__ = [
     "Viewer",
     "WriteTarget",
     "actors_named_in",
+    "backdate_denial",
     "can_read",
     "default_namespace",
+    "export_denial",
     "forget_subject_denial",
     "grant_for",
     "guild_partition",

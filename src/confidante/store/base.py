@@ -167,10 +167,11 @@ class Store(ABC):
 
     # -- T1 public stats: plaintext by design, identifier-free by the privacy guard --
     @abstractmethod
-    def record_skill(self, skill: str, ok: bool, at: int) -> None: ...
+    def record_skill(self, skill: str, ok: bool, at: int, count: int = 1) -> None:
+        """Add `count` calls (all successes when `ok`); `last_used` only moves forward."""
 
     @abstractmethod
-    def record_pattern(self, trigger: str, skills: str, at: int) -> None: ...
+    def record_pattern(self, trigger: str, skills: str, at: int, count: int = 1) -> None: ...
 
     @abstractmethod
     def skill_stats(self) -> list[SkillStat]: ...

@@ -434,23 +434,26 @@ class SqlStore(Store):
         return [(int(a), str(line)) for a, line in rows]
 
     # -- T1 public stats ----------------------------------------------------------------------
-    def record_skill(self, skill: str, ok: bool, at: int) -> None:
+    def record_skill(self, skill: str, ok: bool, at: int, count: int = 1) -> None:
         with self.transaction():
             self._q(
-                "INSERT INTO skill_stats (skill, calls, successes, last_used) VALUES (?, 1, ?, ?) "
-                "ON CONFLICT (skill) DO UPDATE SET calls = skill_stats.calls + 1, "
+                "INSERT INTO skill_stats (skill, calls, successes, last_used) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (skill) DO UPDATE SET calls = skill_stats.calls + excluded.calls, "
                 "successes = skill_stats.successes + excluded.successes, "
-                "last_used = excluded.last_used",
-                (skill, 1 if ok else 0, at),
+                "last_used = CASE WHEN excluded.last_used > skill_stats.last_used "
+                "THEN excluded.last_used ELSE skill_stats.last_used END",
+                (skill, count, count if ok else 0, at),
             )
 
-    def record_pattern(self, trigger: str, skills: str, at: int) -> None:
+    def record_pattern(self, trigger: str, skills: str, at: int, count: int = 1) -> None:
         with self.transaction():
             self._q(
-                "INSERT INTO patterns (trigger_text, skills, count, last_seen) VALUES (?, ?, 1, ?) "
-                "ON CONFLICT (trigger_text, skills) DO UPDATE SET count = patterns.count + 1, "
-                "last_seen = excluded.last_seen",
-                (trigger, skills, at),
+                "INSERT INTO patterns (trigger_text, skills, count, last_seen) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (trigger_text, skills) DO UPDATE SET "
+                "count = patterns.count + excluded.count, "
+                "last_seen = CASE WHEN excluded.last_seen > patterns.last_seen "
+                "THEN excluded.last_seen ELSE patterns.last_seen END",
+                (trigger, skills, count, at),
             )
 
     def skill_stats(self) -> list[SkillStat]:

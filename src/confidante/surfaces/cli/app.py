@@ -16,16 +16,14 @@ from rich.table import Table
 from ..._version import __version__
 from ...config import Settings
 from ...engine import key_file_path
-from ...errors import InvalidInput
 from ...memory import Memory
 from ...model import Context, Fact, Hit
 from ...store.postgres import is_postgres_url
-from . import agents
+from . import agents, interop
 from .flags import (
     DbOpt,
     JsonOpt,
     emit,
-    err,
     errors,
     open_memory,
     out,
@@ -208,54 +206,6 @@ def context(
     with errors(as_json), open_memory(db) as mem:
         text = mem.prompt_context(ctx, query, max_tokens=max_tokens)
     emit(as_json, {"context": text}, lambda: print(text))
-
-
-@app.command("import")
-@with_context
-def import_(
-    file: Annotated[Path, typer.Argument(help='JSONL: one {"text": ...} or string a line.')],
-    ctx: Context,
-    namespace: Annotated[str | None, typer.Option("--namespace", "-n")] = None,
-    batch: Annotated[int, typer.Option(help="Facts per transaction.")] = 256,
-    db: DbOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Bulk-remember a JSONL file in this context, with a progress bar."""
-    from rich.progress import Progress
-
-    with errors(as_json):
-        texts = _read_jsonl(file)
-        done = 0
-        with open_memory(db) as mem, Progress(console=err, disable=as_json) as bar:
-            task = bar.add_task("remembering", total=len(texts))
-            for start in range(0, len(texts), max(1, batch)):
-                chunk = texts[start : start + max(1, batch)]
-                mem.remember_many(ctx, chunk, namespace)
-                done += len(chunk)
-                bar.update(task, advance=len(chunk))
-    emit(as_json, {"imported": done}, lambda: out.print(f"imported {done} facts"))
-
-
-def _read_jsonl(file: Path) -> list[str]:
-    if not file.is_file():
-        raise InvalidInput("no such file")
-    texts = []
-    try:
-        content = file.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InvalidInput("the file is not UTF-8 text") from None
-    for n, line in enumerate(content.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError:
-            raise InvalidInput(f"line {n} is not JSON") from None
-        text = item.get("text") if isinstance(item, dict) else item
-        if not isinstance(text, str):
-            raise InvalidInput(f"line {n} has no text")
-        texts.append(text)
-    return texts
 
 
 @app.command("forget-subject")
@@ -461,6 +411,7 @@ def version() -> None:
 
 
 agents.register(app, keys_app)  # dashboard set-password, keys add-agent/list/revoke
+interop.register(app)  # import --from FORMAT, export --to FORMAT
 
 
 def _split(value: str | None) -> list[str] | None:

@@ -1,0 +1,177 @@
+"""Exports: everything the owner's local context may see, as plaintext files.
+
+They are the owner's alone and local (`Context.local(owner)`), written with mode 0600, and
+they are NOT encrypted: whoever reads the files reads the memory. JSON Lines keeps every
+field; the silo tree is for agents that read files (and goes back in with
+`--from silo-tree`, dates and origins included, through each entry's comment)."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .. import policy
+from ..errors import AccessDenied, InvalidInput
+from ..model import Context, Fact, Scope
+from .actors import UNMAPPED_PLATFORM, silo_hash
+from .markdown import render_daily_note, render_memory_md
+from .silo_tree import SENDER_IDS_FILE
+
+if TYPE_CHECKING:
+    from ..memory import Memory
+
+PLAINTEXT_WARNING = (
+    "this export is plaintext: anyone who can read these files reads the memory. "
+    "Keep it on an encrypted disk and delete it when done."
+)
+_FIELDS = (
+    "id",
+    "text",
+    "scope",
+    "subject",
+    "community",
+    "origin",
+    "author",
+    "kind",
+    "source_skill",
+    "confidence",
+    "created_at",
+    "updated_at",
+    "expires_at",
+)
+
+
+@dataclass
+class ExportReport:
+    path: str
+    facts: int = 0
+    by_scope: dict[str, int] = field(default_factory=dict)
+    files: int = 0
+    warning: str = PLAINTEXT_WARNING
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "facts": self.facts,
+            "by_scope": dict(sorted(self.by_scope.items())),
+            "files": self.files,
+            "warning": self.warning,
+        }
+
+
+def _facts(mem: Memory, ctx: Context) -> list[Fact]:
+    mem.viewer(ctx)
+    if code := policy.export_denial(ctx, mem.owners):
+        mem.deny(ctx, code, None)
+        raise AccessDenied(code)
+    facts = mem.list(ctx)
+    facts.sort(key=lambda f: (f.created_at or f.updated_at, f.id))  # oldest first
+    return facts
+
+
+def fact_record(f: Fact) -> dict[str, Any]:
+    d = f.to_dict()
+    return {k: d.get(k) for k in _FIELDS}
+
+
+def _private_file(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
+
+
+def _count(report: ExportReport, facts: list[Fact]) -> None:
+    report.facts = len(facts)
+    for f in facts:
+        report.by_scope[f.scope.value] = report.by_scope.get(f.scope.value, 0) + 1
+
+
+def export_jsonl(mem: Memory, ctx: Context, dest: Path, *, force: bool = False) -> ExportReport:
+    """One JSON object a line, every field of every fact the owner's local context sees."""
+    dest = Path(dest)
+    if dest.exists() and not force:
+        raise InvalidInput("the export file already exists")
+    facts = _facts(mem, ctx)
+    lines = [json.dumps(fact_record(f), ensure_ascii=False) for f in facts]
+    _private_file(dest, "".join(line + "\n" for line in lines))
+    report = ExportReport(str(dest), files=1)
+    _count(report, facts)
+    return report
+
+
+def _meta(f: Fact) -> dict[str, Any]:
+    r = fact_record(f)
+    return {k: v for k, v in r.items() if k not in ("id", "text", "updated_at") and v is not None}
+
+
+def _header(f: Fact) -> str:
+    day = f.created_at.date().isoformat() if f.created_at else "undated"
+    return day if f.kind == "fact" else f"{day} ({f.kind})"
+
+
+def _community_dir(f: Fact) -> Path:
+    platform, _, ident = (f.community or "unknown:unknown").partition(":")
+    kind = "groups" if f.origin.startswith("group:") else "guilds"
+    return Path(kind) / _safe(platform) / _safe(ident)
+
+
+def _safe(name: str) -> str:
+    """A path component from an id: no separators, no dot names."""
+    cleaned = "".join(c if c.isalnum() or c in "-_.@+" else "_" for c in name)
+    return cleaned if cleaned.strip(".") else "_"
+
+
+def export_silo_tree(mem: Memory, ctx: Context, dest: Path, *, force: bool = False) -> ExportReport:
+    """`MEMORY.md` (owner), `users/<sha256(actor)[:16]>/MEMORY.md` (each person),
+    `guilds/<platform>/<id>/MEMORY.md` and `groups/...` (communities), `YYYY-MM-DD.md`
+    (global notes by day), `sessions/local.json` (this context's conversation), and
+    `sender-ids.txt` (the people, so the hashes map back on import)."""
+    dest = Path(dest)
+    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())) and not force:
+        raise InvalidInput("the export folder exists and is not empty")
+    facts = _facts(mem, ctx)
+    memory_files: dict[Path, list[tuple[str, str, dict[str, Any]]]] = defaultdict(list)
+    days: dict[str, list[tuple[str, dict[str, Any]]]] = defaultdict(list)
+    session: list[dict[str, Any]] = []
+    people: set[str] = set()
+    for f in facts:
+        block = (_header(f), f.text, _meta(f))
+        if f.scope is Scope.OWNER:
+            memory_files[Path("MEMORY.md")].append(block)
+        elif f.scope is Scope.USER and f.subject:
+            platform, _, ident = f.subject.partition(":")
+            name = ident if platform == UNMAPPED_PLATFORM else silo_hash(f.subject)
+            if platform != UNMAPPED_PLATFORM:
+                people.add(f.subject)
+            memory_files[Path("users") / name / "MEMORY.md"].append(block)
+        elif f.scope is Scope.GUILD:
+            memory_files[_community_dir(f) / "MEMORY.md"].append(block)
+        elif f.scope is Scope.GLOBAL:
+            day = f.created_at.date().isoformat() if f.created_at else "undated"
+            days[day].append((f.text, _meta(f)))
+        elif f.scope is Scope.SESSION:
+            role = "assistant" if f.kind == "reply" else "user"
+            session.append({"role": role, "content": f.text, "timestamp": _iso(f), "kind": f.kind})
+    report = ExportReport(str(dest))
+    for rel, blocks in memory_files.items():
+        title = "MEMORY" if rel == Path("MEMORY.md") else f"MEMORY ({rel.parent.as_posix()})"
+        _private_file(dest / rel, render_memory_md(title, blocks))
+    for day, notes in days.items():
+        _private_file(dest / f"{day}.md", render_daily_note(day, notes))
+    if session:
+        body = json.dumps({"messages": session}, ensure_ascii=False, indent=1)
+        _private_file(dest / "sessions" / "local.json", body + "\n")
+    if people:
+        _private_file(dest / SENDER_IDS_FILE, "".join(f"{p}\n" for p in sorted(people)))
+    report.files = len(memory_files) + len(days) + bool(session) + bool(people)
+    _count(report, facts)
+    return report
+
+
+def _iso(f: Fact) -> str | None:
+    return f.created_at.isoformat() if f.created_at else None

@@ -1,0 +1,189 @@
+"""The tiered folder (`memory/`) of an agent skill's memory manager.
+
+`memory/tier1-public/*.json` holds public stats (`skill_stats`, `patterns_observed`; the
+older `common_flows` too); they become T1 stats, through the same identifier checks as
+`record_skill_use`. `memory/tier2-internal/*.md` and `memory/archive/YYYY-MM/*.md` are
+notes with YAML front matter (`tier, source_skill, key_hint, created, expires`) and
+bodies in the old XOR scheme: decrypted here, then written as the owner's memory (they are
+the owner's agent's notes), encrypted properly, keeping `source_skill`, `created` and
+`expires`."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..errors import InvalidInput
+from ..model import Context
+from . import legacy_xor
+from .actors import read_text
+from .entries import Entry, Item, PatternSeen, SkillUses, Skip, parse_time
+
+_FRONT = re.compile(r"\A---\s*\n(.*?)\n---\s*(?:\n|\Z)", re.S)
+_B64_LINE = re.compile(r"^[A-Za-z0-9+/=]{4,}$")
+
+
+def memory_root(path: Path) -> Path:
+    """PATH is the folder holding `memory/` (or `memory/` itself)."""
+    if (path / "memory").is_dir():
+        return path / "memory"
+    if path.is_dir() and any((path / d).is_dir() for d in ("tier1-public", "tier2-internal")):
+        return path
+    raise InvalidInput("no memory/ folder with tier1-public or tier2-internal here")
+
+
+def read_tiered(path: Path, owner_ctx: Context) -> list[Item]:
+    root = memory_root(path)
+    base = root.parent
+    items: list[Item] = []
+    for f in sorted((root / "tier1-public").glob("*.json")):
+        items += _public_stats(f, _rel(f, base))
+    notes = sorted((root / "tier2-internal").glob("*.md"))
+    notes += sorted((root / "archive").glob("*/*.md"))
+    for f in notes:
+        items += _note(f, _rel(f, base), owner_ctx)
+    return items
+
+
+def _rel(f: Path, base: Path) -> str:
+    return f.relative_to(base).as_posix()
+
+
+# --- T1 ------------------------------------------------------------------------------------
+
+
+def _public_stats(f: Path, where: str) -> list[Item]:
+    try:
+        data = json.loads(read_text(f))
+    except (json.JSONDecodeError, InvalidInput):
+        return [Skip(where, "invalid")]
+    if not isinstance(data, dict):
+        return [Skip(where, "invalid")]
+    out: list[Item] = []
+    stats = data.get("skill_stats") or {}
+    if isinstance(stats, dict):
+        for i, (skill, s) in enumerate(stats.items()):
+            pos = f"{where}: skill_stats[{i}]"
+            calls = _count(s.get("calls") if isinstance(s, dict) else None)
+            if calls is None:
+                out.append(Skip(pos, "invalid"))
+                continue
+            rate = s.get("success_rate", 1.0)
+            rate = min(1.0, max(0.0, float(rate))) if isinstance(rate, int | float) else 1.0
+            last = parse_time(s.get("last_used"))
+            out.append(SkillUses(pos, str(skill), calls, round(calls * rate), last))
+    for key, skills_key in (("patterns_observed", "skills_used"), ("common_flows", "skills")):
+        patterns = data.get(key) or []
+        if not isinstance(patterns, list):
+            continue
+        for i, p in enumerate(patterns):
+            pos = f"{where}: {key}[{i}]"
+            skills = p.get(skills_key) if isinstance(p, dict) else None
+            count = _count(p.get("count", 1)) if isinstance(p, dict) else None
+            trigger = p.get("trigger") if isinstance(p, dict) else None
+            if not isinstance(trigger, str) or not isinstance(skills, list) or not count:
+                out.append(Skip(pos, "invalid"))
+                continue
+            out.append(
+                PatternSeen(
+                    pos,
+                    trigger,
+                    tuple(str(s) for s in skills),
+                    count,
+                    parse_time(p.get("last_seen")),
+                )
+            )
+    return out
+
+
+def _count(v: Any) -> int | None:
+    if isinstance(v, bool) or not isinstance(v, int | float) or v < 0:
+        return None
+    return int(v)
+
+
+# --- T2 ------------------------------------------------------------------------------------
+
+
+def _note(f: Path, where: str, owner_ctx: Context) -> list[Item]:
+    try:
+        text = read_text(f)
+    except InvalidInput:
+        return [Skip(where, "invalid")]
+    m = _FRONT.match(text)
+    front: dict[str, Any] = {}
+    offset = 0
+    if m:
+        try:
+            loaded = yaml.safe_load(m.group(1))
+        except yaml.YAMLError:
+            return [Skip(where, "invalid")]
+        front = loaded if isinstance(loaded, dict) else {}
+        offset = text[: m.end()].count("\n")
+        text = text[m.end() :]
+    blocks = _encrypted_blocks(text, offset)
+    if not blocks:
+        return [Skip(where, "no_entry")]
+    created = parse_time(front.get("created"))
+    expires = None if front.get("persist") is True else parse_time(front.get("expires"))
+    skill = front.get("source_skill")
+    skill = str(skill).strip() if skill else None
+    skills, months = [skill] if skill else [], []
+    hint = front.get("key_hint")
+    if isinstance(hint, str) and (split := legacy_xor.split_key_hint(hint)):
+        skills.append(split[0])
+        months.append(split[1])
+        skill = skill or split[0]
+    if created is not None:
+        months.append(created.strftime("%Y-%m"))
+    if f.parent.parent.name == "archive" and re.fullmatch(r"\d{4}-\d{2}", f.parent.name):
+        months.append(f.parent.name)
+    keys = legacy_xor.candidate_keys(skills, months)
+    out: list[Item] = []
+    for line, encoded in blocks:
+        pos = f"{where}:{line}"
+        plain = legacy_xor.recover(encoded, keys) if keys else None
+        if plain is None:
+            out.append(Skip(pos, "undecryptable"))
+            continue
+        out.append(
+            Entry(
+                plain.strip(),
+                owner_ctx,
+                "owner",
+                pos,
+                created_at=created,
+                expires_at=expires,
+                source_skill=skill,
+            )
+        )
+    return out
+
+
+def _encrypted_blocks(body: str, offset: int) -> list[tuple[int, str]]:
+    """Each `> base64` quote (lines joined) is one entry; without quotes, bare Base64 lines.
+    Lines are numbered within the whole file (`offset` lines of front matter before)."""
+    quoted: list[tuple[int, str]] = []
+    current: list[str] | None = None
+    for n, raw in enumerate(body.splitlines(), 1 + offset):
+        line = raw.strip()
+        if line.startswith(">"):
+            chunk = line.lstrip(">").strip()
+            if current is None:
+                current = []
+                quoted.append((n, ""))
+            current.append(chunk)
+            quoted[-1] = (quoted[-1][0], "".join(current))
+        else:
+            current = None
+    if quoted:
+        return quoted
+    return [
+        (n, line.strip())
+        for n, line in enumerate(body.splitlines(), 1 + offset)
+        if _B64_LINE.match(line.strip()) and len(line.strip()) >= 8
+    ]
