@@ -119,7 +119,8 @@ def test_labels_are_slugs_sealed_with_the_text(tmp_path: Path) -> None:
         )
         got = m.get(Context.dm(ALICE), f.id)
         assert (got.kind, got.source_skill) == ("hiv-test-results", "clinic.portal")
-        for bad in ("Test Results", "results:alice", "a" * 65, "x--y", "résultats"):
+        assert m.remember(Context.dm(ALICE), "x", kind="Test Results").kind == "test-results"
+        for bad in ("results:alice", "a" * 65, "x--y", "résultats", "a/b"):
             with pytest.raises(InvalidInput) as e:
                 m.remember(Context.dm(ALICE), "fine", kind=bad)
             assert bad not in str(e.value)

@@ -260,8 +260,8 @@ class Engine:
             raise
         # Labels are sealed with the text; in global memory every audience reads them too.
         public = target.scope is Scope.GLOBAL
-        guard.check_label(kind, "kind", public=public)
-        guard.check_label(source_skill, "source_skill", public=public)
+        kind = guard.check_label(kind, "kind", public=public) or "fact"
+        source_skill = guard.check_label(source_skill, "source_skill", public=public)
         guarded = [guard.check_text(t, target.scope, self.settings.privacy_mode) for t in clean]
 
         ref = policy.write_partition(target, self.keys.key)
@@ -544,8 +544,7 @@ class Engine:
     ) -> None:
         """Count uses of a skill (`count` of them, all `ok` or all failed; `at` when last
         used, for imported stats). Skill names are public: no identifiers, no T3."""
-        name = _check_label_text(skill, "skill")
-        guard.check_label(name, "skill")
+        name = guard.check_label(_check_label_text(skill, "skill"), "skill") or skill
         calls = _check_count(count)
         self.store.record_skill(name, bool(ok), self._stat_time(at), calls)
 
@@ -556,9 +555,9 @@ class Engine:
         text = guard.public_text(_check_label_text(trigger, "trigger", 200))
         if isinstance(skills, str) or not skills:
             raise InvalidInput("skills must be a non-empty list of skill names")
-        names = sorted({_check_label_text(s, "skill") for s in skills})
-        for name in names:
-            guard.check_label(name, "skill")
+        names = sorted(
+            {guard.check_label(_check_label_text(s, "skill"), "skill") or s for s in skills}
+        )
         seen = _check_count(count)
         self.store.record_pattern(text, ",".join(names), self._stat_time(at), seen)
 

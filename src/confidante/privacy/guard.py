@@ -30,6 +30,7 @@ LABEL_MAX = 64
 # Metadata labels (kind, source skill, T1 skill names): lower-case words, digits and single
 # separators. No spaces, colons or at-signs, so no sentence, actor id or address fits.
 _LABEL = re.compile(r"[a-z0-9]+(?:[-_.][a-z0-9]+)*")
+_SPACES = re.compile(r"\s+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +104,8 @@ def public_text(value: str) -> str:
 def check_label(value: str | None, what: str, *, public: bool = True) -> str | None:
     """A metadata label (kind, source skill, T1 skill name) must be a slug and hold no T3
     data; a label every audience reads (`public`) holds no identifiers either. Returns the
-    label; raises PrivateDataRefused, IdentifierRefused or InvalidInput (never echoing it)."""
+    label in its slug form (lower case, spaces as hyphens: "Web Search" -> "web-search");
+    raises PrivateDataRefused, IdentifierRefused or InvalidInput (never echoing it)."""
     if value is None:
         return None
     t3, identifiers = _label_findings(value, public)
@@ -111,12 +113,13 @@ def check_label(value: str | None, what: str, *, public: bool = True) -> str | N
         raise PrivateDataRefused(t3)
     if identifiers:
         raise IdentifierRefused(identifiers)
-    if len(value) > LABEL_MAX or not _LABEL.fullmatch(value):
+    slug = _SPACES.sub("-", value.strip()).lower()
+    if len(slug) > LABEL_MAX or not _LABEL.fullmatch(slug):
         raise InvalidInput(
-            f"{what} must be a label: lower-case letters and digits, words joined by - _ or ., "
+            f"{what} must be a label: letters a-z and digits, words joined by - _ or ., "
             f"at most {LABEL_MAX} characters"
         )
-    return value
+    return slug
 
 
 @lru_cache(maxsize=2048)
