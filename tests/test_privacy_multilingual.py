@@ -53,6 +53,10 @@ T3 = [
     ("Rua Oscar Freire, 379 - Jardins, São Paulo", "street_address", "Oscar Freire, 379"),
     ("Phone: 0161 496 0753", "phone", "496 0753"),
     ("call me on 555-0199 after six", "phone", "555-0199"),
+    ("Telefon: 089/2180 4567", "phone", "2180 4567"),
+    ("meine Adresse: Unter den Eichen 5, 14195 Berlin", "street_address", "Eichen 5"),
+    ("code wifi : chaton2021", "credential", "chaton2021"),
+    ("el código de acceso es 9921", "credential", "9921"),
     # keys and cards
     (
         "wallet key 0x8f2a559490a2d3e1c2f7d4b8e6a9c0b1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7",
@@ -90,6 +94,10 @@ ORDINARY = [
     "release 4.18.2 is out, see commit 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b",
     "the tx hash was 0x9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
     "Calle 13 played their best songs",
+    "我的学号 2020301234,在三班",
+    "公司去年营收 2020301234 元",
+    "Wir waren 3, 12000 Leute kamen später",
+    "El código promocional es VERANO20",
     "Route 66 road trip was amazing",
 ]
 

@@ -125,6 +125,21 @@ _ZH_ADDRESS = re.compile(
     r"|\d{1,2}\s*丁目\s*\d{1,4}\s*(?:番地?|-)\s*\d{1,4}\s*号?"
 )
 _CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+# A European postal code and town after a street name and house number with no street word:
+# "Unter den Linden 77, 10117 Berlin", "Drottninggatan 5, 111 51 Stockholm".
+_EU_POSTAL = re.compile(
+    r"(?<![\w-])(?:\d{5}|\d{4}\s?[A-Z]{2}|\d{3}\s\d{2}|\d{2}-\d{3}|\d{4}-\d{3})"
+    r"[ \t]+[A-ZÀ-Þ][\w'\u2019-]+"
+)
+_EU_PART = re.compile(
+    r"(?:^|[\n;:]|\b(?:an|in|at|to|en|au|à|a|na|no|is)\b)\s*"
+    r"(?P<part>[A-ZÀ-Þ][\w.'\u2019-]*(?:\s+[\w.'\u2019-]+){0,4}\s+\d{1,4}\s?[a-zA-Z]?)\s*,\s*$"
+)
+_NOT_A_STREET = frozenset(
+    """Wir Ich Es Das Die Der Er Sie We I It The They He She You Nous Je Il Elle On Les Le La
+    Nosotros Yo El Ellos Los Las Noi Io Lui Lei Eu Ele Ela Page Seite Chapter Kapitel Room
+    Version Level Round Game Team Top Day Week""".split()
+)
 # French number-first with a lower-case street word, told from English by the particle and
 # capital after it: "au 5 avenue des Champs-Élysées", "3 place du Marché".
 _FRENCH = re.compile(
@@ -158,6 +173,10 @@ def find(text: str) -> Iterator[Finding]:
     if _CJK.search(text):
         for m in _ZH_ADDRESS.finditer(text):
             yield Finding("street_address", m.start(), m.end())
+    for m in _EU_POSTAL.finditer(text):
+        part = _EU_PART.search(text, max(0, m.start() - 80), m.start())
+        if part is not None and part.group("part").split()[0] not in _NOT_A_STREET:
+            yield Finding("street_address", part.start("part"), m.end())
     for m in _POSTAL_LINE.finditer(text):
         part = _ADDRESS_PART.search(text, max(0, m.start() - 140), m.start())
         if part is not None:

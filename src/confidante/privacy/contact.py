@@ -73,7 +73,7 @@ def _is_placeholder_email(text: str, m: re.Match[str]) -> bool:
 
 
 # Runs of digits with phone-ish separators; phonenumbers decides what is a number.
-_PHONE_RUN = re.compile(r"(?<![\w.,/#$€£¥-])\+?\(?\d[\d\s().\-]{5,22}\d(?![\w%/-]|\.\d|,\d)")
+_PHONE_RUN = re.compile(r"(?<![\w.,/#$€£¥-])\+?\(?\d[\d\s().\-/]{5,22}\d(?![\w%/-]|\.\d|,\d)")
 # Without a cue a number must be valid in one of these regions; after a cue ("Phone:",
 # "call me on", "Telefon", "téléphone", "teléfono", "电话") a local format that is possible
 # in one of the wider list counts.
@@ -88,7 +88,8 @@ _OTHER_NUMBER = re.compile(
     r"case|account|acct|routing|sort\s*code|card|iban|ssn|social|passport|licen[cs]e|"
     r"nhs|sin|tax|itin|aadhaa?r|bsb|#|no\.|population|total|sku|part|model|invoice|"
     r"bestell\w*|auftrag\w*|rechnung\w*|kunden\w*|sendung\w*|commande|facture|colis|"
-    r"pedido|factura|env[íi]o|订单号?|单号|快递|编号|发票|人口|einwohner|habitantes?|APO\s+A[EPA]|FPO\s+A[EPA]|DPO\s+A[EPA])"
+    r"pedido|factura|env[íi]o|订单号?|单号|快递|编号|发票|人口|einwohner|habitantes?|学号|工号|"
+    r"会员号|房间号|车牌号|航班号|座位号|批次号|账号|卡号|APO\s+A[EPA]|FPO\s+A[EPA]|DPO\s+A[EPA])"
     r"[^\d]{0,20}$",
     re.I,
 )
@@ -96,6 +97,11 @@ _PHONE_WORD = re.compile(
     r"(?:phone|mobile|cell|\btel|call|text|whatsapp|landline|telefon|t[ée]l[ée]fono|handy|móvil"
     r"|portable|电话|手机)",
     re.I,
+)
+_UNIT_AFTER = re.compile(
+    r"\s*(?:元|块|万|亿|美元|欧元|人|次|步|个|件|年|km|kg|mb|gb|€|\$|£|"
+    r"(?i:euros?|dollars?|usd|eur|people|persons|users|views|steps|points|votes|miles|meters|"
+    r"bytes|times|Leute|Menschen|Einwohner|personnes|habitants|personas|habitantes)\b)"
 )
 _DATE_LIKE = re.compile(r"^(?:\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4})$")
 
@@ -108,11 +114,16 @@ def find_phones(text: str) -> Iterator[Finding]:
             continue
         before = text[max(0, run.start() - 30) : run.start()]
         cue = _PHONE_CUE.search(before) is not None
+        if "/" in candidate and not cue:  # "030/12345678" after "Telefon"; else a date or ratio
+            continue
         if _OTHER_NUMBER.search(before) and not _PHONE_WORD.search(before):
             continue
         # "1Z 999 AA1 01 2345 6784": digits right after a code are the end of that code.
         previous = before.rstrip().rsplit(None, 1)[-1] if before.strip() else ""
         if before[-1:].isspace() and any(ch.isdigit() for ch in previous):
+            continue
+        # "1234567890 元", "2500000 people": a quantity with its unit is not a phone number
+        if _UNIT_AFTER.match(text, run.end()):
             continue
         # "1400000000": a round number is a count, not a phone number
         if not cue and candidate.isdigit() and candidate.endswith("0000"):

@@ -450,4 +450,6 @@ def _eu_plausible(value: str, noun: str) -> bool:
         return False
     if _EU_LOOSE.fullmatch(noun.strip()):  # "la clave es practicar": the key is practice
         return _generated_looking(value)
+    if value.isdigit():  # "el código de acceso es 7788"
+        return len(value) >= 4
     return len(value) >= 4 and (_generated_looking(value) or len(value) >= 6)

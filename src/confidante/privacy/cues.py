@@ -19,7 +19,8 @@ SECRET_NOUNS_EU = (
     r"|privater\s+Schlüssel|geheimer\s+Schlüssel"
     # French
     r"|mots?\s+de\s+passe|mdp|code\s+secret|code\s+confidentiel|code\s+d['\u2019]acc[eè]s"
-    r"|cl[ée]\s+(?:API|secr[eè]te|priv[ée]e)|identifiants"
+    r"|cl[ée]\s+(?:API|secr[eè]te|priv[ée]e|wifi|wi-fi|du\s+wifi)|code\s+(?:du\s+)?wi-?fi"
+    r"|identifiants"
     # Spanish
     r"|contrase[ñn]as?|clave(?:\s+(?:secreta|de\s+acceso|privada|API|del\s+wifi|wifi))?"
     r"|c[óo]digo\s+(?:de\s+acceso|secreto)|llave\s+privada"
