@@ -569,7 +569,8 @@ class Engine:
         return to_ms(min(at if at.tzinfo else at.replace(tzinfo=UTC), self.now()))
 
     def public_stats(self) -> dict[str, Any]:
-        """The T1 store: `{"skill_stats": {...}, "patterns_observed": [...]}`."""
+        """The T1 store: `{"skill_stats": {...}, "patterns_observed": [...]}`. Anything an
+        older version let in that today's guard refuses is left out (`audit` reports it)."""
         return {
             "skill_stats": {
                 s.skill: {
@@ -578,10 +579,13 @@ class Engine:
                     "last_used": _day(s.last_used),
                 }
                 for s in self.store.skill_stats()
+                if guard.public_label_ok(s.skill)
             },
             "patterns_observed": [
                 {"trigger": p.trigger, "skills_used": p.skills.split(","), "count": p.count}
                 for p in self.store.patterns()
+                if guard.public_text_ok(p.trigger)
+                and all(guard.public_label_ok(x) for x in p.skills.split(","))
             ],
         }
 

@@ -50,6 +50,17 @@ def public_categories(text: str) -> list[str]:
     return sorted({f.category for f in classify(text)})
 
 
+@lru_cache(maxsize=2048)
+def public_text_ok(text: str) -> bool:
+    """Whether stored public text (a pattern trigger) is still clean by today's detectors."""
+    return not public_categories(text)
+
+
+def public_label_ok(label: str) -> bool:
+    """Whether a stored T1 label (a skill name) is still clean by today's detectors."""
+    return not label_categories(label, public=True)
+
+
 def label_categories(value: str | None, *, public: bool) -> list[str]:
     """T3 (and, for a public label, identifier) categories in a metadata label."""
     if value is None:

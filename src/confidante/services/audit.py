@@ -5,6 +5,7 @@ Findings name a check, a scope, a fact id and categories; never a value.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -65,7 +66,7 @@ def audit(mem: Engine) -> dict[str, Any]:
                 needles.add(f.text)
             needles.update(x for x in (f.subject, f.author, f.community) if x)
 
-    for cats in _recheck_public_stats(mem.public_stats()):
+    for cats in _recheck_public_stats(mem.store.skill_stats(), mem.store.patterns()):
         find("public_identifiers", scope="public_stats", categories=cats)
 
     if isinstance(mem.store, SQLiteStore):
@@ -114,13 +115,16 @@ def _recheck_fact(
     return out
 
 
-def _recheck_public_stats(stats: dict[str, Any]) -> list[list[str]]:
-    """Categories found in each T1 label: skill names, pattern triggers, skills used."""
+def _recheck_public_stats(
+    skill_rows: Iterable[Any], pattern_rows: Iterable[Any]
+) -> list[list[str]]:
+    """Categories found in each stored T1 label: skill names, pattern triggers, skills used
+    (read from the store: `public_stats()` already leaves out what fails today's guard)."""
     out: list[list[str]] = []
-    skills = set(stats["skill_stats"])
-    for p in stats["patterns_observed"]:
-        skills.update(p["skills_used"])
-        if cats := guard.public_categories(p["trigger"]):
+    skills = {s.skill for s in skill_rows}
+    for p in pattern_rows:
+        skills.update(p.skills.split(","))
+        if cats := guard.public_categories(p.trigger):
             out.append(cats)
     for skill in sorted(skills):
         if cats := guard.label_categories(skill, public=True):
