@@ -155,3 +155,21 @@ def test_folding_maps_spans_back_to_the_original() -> None:
 def test_stored_text_is_the_original_not_the_folded_copy(mem: Memory) -> None:
     text = "\ufb01ne weather in \uff2byoto \u2014 we walked\u00a0all day"
     assert mem.remember(Context.dm(ALICE), text).text == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "caf\u0065\u0301 \u00bd \ufb01 \u2460 \u00b2 x",
+        "\u200b\u200b\u00ad\u202e\u2066\U000e0041\U000e0042tag",
+        "\u0661\u0662\u0663 \u096a\u096b \uff11\uff12",
+        "\ud55c\uad6d\uc5b4 \u1100\u1161 mixed abc123 \u6f22\u5b57abc",
+        "\u0420\u0430\u0441\u0441\u0432\u0435\u0442 p\u0430ss",
+    ],
+)
+def test_folding_keeps_a_monotonic_map_into_the_original(text: str) -> None:
+    folded = fold(text)
+    ends = [folded.span(i, i + 1) for i in range(len(folded.text))]
+    for (start, end), (next_start, _) in zip(ends, ends[1:], strict=False):
+        assert 0 <= start < end <= len(text) and start <= next_start
+    assert not any(ch in folded.text for ch in "\u200b\u00ad\u202e\u2066\U000e0041")
