@@ -56,7 +56,7 @@ def test_library_errors_never_hold_the_value(mem: Memory, caplog: pytest.LogCapt
         lambda: mem.remember(Context.dm(OWNER), f"note {CANARY}", "global"),
         lambda: mem.remember(dm, "fine", kind=CANARY),
         lambda: mem.remember(dm, "fine", source_skill=CANARY),
-        lambda: mem.remember(dm, "fine", kind=f"x {MARK}"),
+        lambda: mem.remember(dm, "fine", kind=f"password {MARK}"),
         lambda: mem.remember(dm, "fine", namespace=CANARY),
         lambda: mem.remember(dm, "fine", namespace=f"user:{CANARY}"),
         lambda: mem.remember_many(dm, ["fine", f"pw {CANARY}"]),
