@@ -172,7 +172,7 @@ def guard_off() -> Iterator[None]:
     """The same engine with the privacy guard passing everything through: the baseline."""
     saved = guard.check_text, guard.check_label
     guard.check_text = lambda text, scope, mode="refuse": guard.Guarded(text)  # type: ignore[assignment]
-    guard.check_label = lambda value, what, public=True: value  # type: ignore[assignment]
+    guard.check_label = lambda value, what, public=True: value
     try:
         yield
     finally:

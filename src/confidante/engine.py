@@ -260,8 +260,9 @@ class Engine:
             raise
         # Labels are sealed with the text; in global memory every audience reads them too.
         public = target.scope is Scope.GLOBAL
-        kind = guard.check_label(kind, "kind", public=public) or "fact"
-        source_skill = guard.check_label(source_skill, "source_skill", public=public)
+        kind = guard.check_label(kind, "kind", public=public)
+        if source_skill is not None:
+            source_skill = guard.check_label(source_skill, "source_skill", public=public)
         guarded = [guard.check_text(t, target.scope, self.settings.privacy_mode) for t in clean]
 
         ref = policy.write_partition(target, self.keys.key)
@@ -544,7 +545,7 @@ class Engine:
     ) -> None:
         """Count uses of a skill (`count` of them, all `ok` or all failed; `at` when last
         used, for imported stats). Skill names are public: no identifiers, no T3."""
-        name = guard.check_label(_check_label_text(skill, "skill"), "skill") or skill
+        name = guard.check_label(_check_label_text(skill, "skill"), "skill")
         calls = _check_count(count)
         self.store.record_skill(name, bool(ok), self._stat_time(at), calls)
 
@@ -555,9 +556,7 @@ class Engine:
         text = guard.public_text(_check_label_text(trigger, "trigger", 200))
         if isinstance(skills, str) or not skills:
             raise InvalidInput("skills must be a non-empty list of skill names")
-        names = sorted(
-            {guard.check_label(_check_label_text(s, "skill"), "skill") or s for s in skills}
-        )
+        names = sorted({guard.check_label(_check_label_text(s, "skill"), "skill") for s in skills})
         seen = _check_count(count)
         self.store.record_pattern(text, ",".join(names), self._stat_time(at), seen)
 

@@ -112,13 +112,11 @@ def public_text(value: str) -> str:
     return _public(value, "refuse").text
 
 
-def check_label(value: str | None, what: str, *, public: bool = True) -> str | None:
+def check_label(value: str, what: str, *, public: bool = True) -> str:
     """A metadata label (kind, source skill, T1 skill name) must be a slug and hold no T3
     data; a label every audience reads (`public`) holds no identifiers either. Returns the
     label in its slug form (lower case, spaces as hyphens: "Web Search" -> "web-search");
     raises PrivateDataRefused, IdentifierRefused or InvalidInput (never echoing it)."""
-    if value is None:
-        return None
     t3, identifiers = _label_findings(value, public)
     if t3:
         raise PrivateDataRefused(t3)
