@@ -31,8 +31,6 @@ from pathlib import Path
 
 from confidante import Context, Memory
 from confidante.privacy import IDENTIFIER_CATEGORIES, T3_CATEGORIES, classify, guard
-from confidante.privacy.detectors import DETECTORS
-from confidante.privacy.normalise import fold
 from confidante.recall.ranking import BM25
 from confidante.vault.crypto import new_key
 
@@ -143,6 +141,9 @@ def false_refusals(turns: list[str], show: bool) -> None:
 def detector_cost(turns: list[str]) -> None:
     """Microseconds per turn for each detector on folded text, and for whole classify calls
     as a scoped write (T3 only) and a global write (everything) make them."""
+    from confidante.privacy.detectors import DETECTORS
+    from confidante.privacy.normalise import fold
+
     folded = [fold(t).text for t in turns]
     classify(turns[0])  # load the bundled lists outside the timing
     print(f"\n{'detector':<20} {'category':<18} {'us/turn':>8}")
@@ -199,24 +200,47 @@ def ingest(turns: list[str], batch: int, keyword_only: bool) -> tuple[float, flo
     return len(bulk) / (t1 - t0), len(single) / (t2 - t1)
 
 
-def speed(turns: list[str], facts: int, batch: int, keyword_only: bool, rounds: int = 3) -> None:
+def speed(
+    turns: list[str],
+    facts: int,
+    batch: int,
+    keyword_only: bool,
+    compare: Path | None = None,
+    rounds: int = 3,
+) -> None:
     sample = turns[:facts]
-    timed: dict[str, list[tuple[float, float]]] = {"guard on": [], "guard off": []}
     runs: list[tuple[str, Callable[[], tuple[float, float]]]] = [
         ("guard on", lambda: ingest(sample, batch, keyword_only)),
         ("guard off", lambda: _off(sample, batch, keyword_only)),
     ]
-    for _ in range(rounds):  # interleaved, best of each, so load bursts hit both alike
+    if compare is not None:  # another checkout's code, same turns, in a child process
+        runs.append(("other tree", lambda: _other_tree(compare, facts, batch, keyword_only)))
+    timed: dict[str, list[tuple[float, float]]] = {name: [] for name, _ in runs}
+    for _ in range(rounds):  # interleaved, best of each, so load bursts hit all alike
         for name, run in runs:
             timed[name].append(run())
-    on = (max(b for b, _ in timed["guard on"]), max(s for _, s in timed["guard on"]))
-    off = (max(b for b, _ in timed["guard off"]), max(s for _, s in timed["guard off"]))
+    best = {n: (max(b for b, _ in t), max(s for _, s in t)) for n, t in timed.items()}
     print(f"\ningest of LoCoMo turns ({len(sample)} facts, half bulk in {batch}s, half one by one;")
     rankers = "keyword recall only" if keyword_only else "default recall: BM25 + static embedder"
-    print(f"best of {rounds}, {rankers}, SQLite)")
-    print(f"{'':<22}{'guard on':>12}{'guard off':>12}{'ratio':>8}")
-    print(f"{'bulk (facts/s)':<22}{on[0]:>12,.0f}{off[0]:>12,.0f}{on[0] / off[0]:>8.2f}")
-    print(f"{'one by one (facts/s)':<22}{on[1]:>12,.0f}{off[1]:>12,.0f}{on[1] / off[1]:>8.2f}")
+    print(f"best of {rounds}, {rankers}, SQLite; ratios against the guard off)")
+    print(f"{'':<22}" + "".join(f"{n:>12}{'ratio':>7}" for n in best))
+    for i, label in enumerate(("bulk (facts/s)", "one by one (facts/s)")):
+        base = best["guard off"][i]
+        cells = "".join(f"{v[i]:>12,.0f}{v[i] / base:>7.2f}" for v in best.values())
+        print(f"{label:<22}{cells}")
+    if compare is not None:
+        print(f"other tree: {compare}")
+
+
+def _other_tree(root: Path, facts: int, batch: int, keyword_only: bool) -> tuple[float, float]:
+    import subprocess
+
+    env = {**os.environ, "PYTHONPATH": str(root / "src")}
+    args = [sys.executable, __file__, "--ingest-only", "--facts", str(facts)]
+    args += ["--batch", str(batch)] + (["--keyword-only"] if keyword_only else [])
+    out = subprocess.run(args, env=env, capture_output=True, text=True, check=True).stdout
+    bulk, single = json.loads(out.strip().splitlines()[-1])
+    return bulk, single
 
 
 def _off(sample: list[str], batch: int, keyword_only: bool) -> tuple[float, float]:
@@ -233,7 +257,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=int, default=500)
     parser.add_argument("--no-speed", action="store_true")
     parser.add_argument("--keyword-only", action="store_true", help="ingest without embeddings")
+    parser.add_argument(
+        "--compare-src", type=Path, help="also time another checkout (e.g. main before a change)"
+    )
+    parser.add_argument("--ingest-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.ingest_only:  # the child of --compare-src: one timing, as JSON
+        turns = locomo_turns(args.locomo)[: args.facts]
+        print(json.dumps(ingest(turns, args.batch, args.keyword_only)))
+        return 0
     if hasattr(os, "getloadavg"):
         print("load average (1, 5, 15 min): {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     for path in args.data or [p for p in DEFAULT_DATA if p.exists()]:
@@ -248,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     false_refusals(turns, args.errors)
     detector_cost(turns)
     if not args.no_speed:
-        speed(turns, args.facts, args.batch, args.keyword_only)
+        speed(turns, args.facts, args.batch, args.keyword_only, args.compare_src)
     return 0
 
 
