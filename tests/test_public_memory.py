@@ -154,3 +154,23 @@ def test_audit_rechecks_public_memory(mem: Memory, monkeypatch: pytest.MonkeyPat
     assert ("public_identifiers", "global", ("person_name",)) in found
     assert any(f.get("id") == bad.id for f in report["findings"])
     assert "Priya" not in json.dumps(report) and "discord:42" not in json.dumps(report)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Marcus runs the Tuesday raids",
+        "Priya Patel is the guild's treasurer",
+        "SGT Dana Whitfield leads the squad",
+    ],
+)
+def test_names_with_a_role_are_refused_in_global(mem: Memory, text: str) -> None:
+    with pytest.raises(IdentifierRefused):
+        mem.remember(OWNER_DM, text, "global")
+
+
+@pytest.mark.parametrize(
+    "text", ["Paris is the capital of France", "Jordan is a country in the Middle East"]
+)
+def test_places_that_are_also_names_stay_in_global(mem: Memory, text: str) -> None:
+    assert mem.remember(OWNER_DM, text, "global").text == text

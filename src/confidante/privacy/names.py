@@ -38,7 +38,8 @@ _STRONG_BEFORE = re.compile(
     rf"(?:\b(?:my|our|his|her|their|your|\w+['\u2019]s)\s+{_ADJ}(?:{_RELATIONS})s?\s*,?\s*"
     r"(?:(?:is|was)\s+(?:named|called)\s+|(?:named|called)\s+)?"
     r"|\b(?i:mr|mrs|ms|miss|mx|dr|prof|professor|sir|dame|aunt|auntie|uncle|grandma|grandpa|"
-    r"nana|granny|cousin|coach|officer|detective|judge)\.?\s+"
+    r"nana|granny|cousin|coach|officer|detective|judge|sgt|ssgt|spc|pfc|cpl|pvt|lt|capt|cpt|"
+    r"maj|col|gen|adm|cdr|ens)\.?\s+"
     r"|\b(?:my|his|her|their|your)\s+name\s+is\s+|\b(?:my\s+)?name'?s\s+"
     r"|(?:^|[\n.!?]\s*)(?i:signed|regards|best\s+regards|kind\s+regards|sincerely|cheers|"
     r"thanks|many\s+thanks|best|love|xoxo|yours|warmly|from)\s*,\s*"
@@ -80,6 +81,14 @@ _AFTER = re.compile(
     r"the\s+gym|next\s+door|upstairs|downstairs|class|the\s+team|ops|design|product|"
     r"(?:the|my|our|his|her)\s+\w+)))\b",
     re.I,
+)
+# What someone does in a community, said of a plain first name (and surname): "Marcus runs
+# the raids", "Priya Patel is the guild's treasurer". Only names that are not also words.
+_ROLE_AFTER = re.compile(
+    r"^(?:\s+[A-Z][\w'\u2019-]+)?\s*,?\s*(?:runs|leads|manages|handles|organi[sz]es|hosts|"
+    r"moderates|owns|coaches|plays|streams|joined|quit|left|admins|mods|founded|started|"
+    r"is\s+(?:the|our|my|their|a|an)\s+(?!\w+\s+(?:of|in)\s+[A-Z])\w+|"
+    r"was\s+(?:the|our|my|their)\s+\w+)\b"
 )
 _PLACE_AFTER = re.compile(
     r"^\s+(?:Street|St|Road|Rd|Avenue|Ave|Lane|Drive|Boulevard|Blvd|Way|Park|Lake|Station|"
@@ -186,7 +195,7 @@ def _is_name(
     social = _SOCIAL_BEFORE.search(before) is not None
     follows = _AFTER.match(after) is not None
     if word in plain:
-        return social or follows
+        return social or follows or _ROLE_AFTER.match(after) is not None
     if word in common:
         sentence_start = not before.strip() or before.rstrip()[-1] in '.!?:;"\u201c'
         return follows or (social and not sentence_start)
