@@ -98,7 +98,7 @@ _PLACE_AFTER = re.compile(
 _PREVIOUS_WORD = re.compile(r"(?:^|(?P<lead>.)\s*)\b(?P<w>[A-Z][\w'\u2019-]*)\s+$", re.S)
 _WORD = re.compile(r"[^\W\d_][\w'\u2019-]*")
 _SURNAME = re.compile(
-    r"(?:\s+(?:(?:van|von|de|da|del|di|la|le|al|bin|ibn)\s+)?"
+    r"(?:[ \t]+(?:(?:van|von|de|da|del|di|la|le|al|bin|ibn)[ \t]+)?"
     r"(?:[A-Z][\w'\u2019-]*|O['\u2019][A-Z]\w+|Mc[A-Z]\w+)){1,2}"
 )
 _NON_NAMES = frozenset(
