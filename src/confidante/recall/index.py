@@ -7,107 +7,23 @@ Nothing here is ever written to disk.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import numpy as np
-import snowballstemmer
 
 from ..model import Fact, OriginKind
 from ..policy import Grant, PartitionRef
+from .analysis import stem, terms
+from .supersession import Claim, claim, superseded
 
-_WORD = re.compile(r"\w+", re.UNICODE)
-_ENGLISH = snowballstemmer.stemmer("english")
-_STEMMER_LOCK = threading.Lock()
-_LONGEST_STEMMED = 40  # longer "words" (hashes, base64, URLs) are kept as they are
-STOPWORDS = frozenset(
-    {
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "but",
-        "by",
-        "did",
-        "do",
-        "does",
-        "for",
-        "from",
-        "had",
-        "has",
-        "have",
-        "he",
-        "her",
-        "him",
-        "his",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "me",
-        "my",
-        "of",
-        "on",
-        "or",
-        "our",
-        "she",
-        "so",
-        "than",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "to",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "whom",
-        "why",
-        "will",
-        "with",
-        "you",
-        "your",
-    }
-)
-
-
-@lru_cache(maxsize=65536)
-def stem(word: str) -> str:
-    """The Snowball English (Porter2) stem, so "parties" finds "party" and "volunteering"
-    finds "volunteer". Measured on LoCoMo against the light suffix stripper it replaced:
-    hybrid turn recall_all@10 0.592 -> 0.602 (benchmarks/locomo.py). Cached: chat
-    vocabularies are small (PyStemmer's C build is ~0.3 us a word, the pure-Python one ~75)."""
-    with _STEMMER_LOCK:  # a Snowball stemmer object keeps state between calls
-        return _ENGLISH.stemWord(word)
+__all__ = ["IndexedFact", "Lines", "PartitionIndex", "stem", "tokenize"]
 
 
 def tokenize(text: str) -> list[str]:
-    out = []
-    for w in _WORD.findall(text.lower()):
-        if w in STOPWORDS:
-            continue
-        out.append(stem(w) if len(w) <= _LONGEST_STEMMED else w)  # keep the cache small
-    return out
+    """The keyword terms of a text, in any language (see `analysis`)."""
+    return terms(text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +65,12 @@ class Lines:
     prev: np.ndarray  # row of the line before, or -1
     next: np.ndarray  # row of the line after, or -1
     before: np.ndarray  # term count of the line before (0 if none)
+    after: np.ndarray  # term count of the line after (0 if none)
+    # A term's rows and counts with its neighbours' counts added, by (term, weights): the
+    # same for every query of this reader until the partition changes.
+    with_context: dict[tuple[str, float, float], tuple[np.ndarray, np.ndarray]] = field(
+        default_factory=dict
+    )
 
 
 @dataclass
@@ -163,6 +85,9 @@ class PartitionIndex:
     conversation: np.ndarray = field(init=False)  # conversation_keys, per fact
     _by_conversation: np.ndarray = field(init=False)  # rows by conversation, then written order
     _lines: dict[bytes, Lines | None] = field(init=False, default_factory=dict)
+    _claims: list[Claim | None] | None = field(init=False, default=None)
+    _inherited: dict[str, tuple[str, Claim | None]] = field(init=False, default_factory=dict)
+    _superseded: dict[bytes, np.ndarray | None] = field(init=False, default_factory=dict)
     _lines_lock: threading.Lock = field(init=False, default_factory=threading.Lock)
     _masks: dict[Grant, np.ndarray] = field(init=False, default_factory=dict)
     extras: dict[str, object] = field(init=False, default_factory=dict)  # other rankers' data
@@ -214,11 +139,57 @@ class PartitionIndex:
                 nxt[a[same]] = b[same]
                 before = np.zeros(len(self.facts), dtype=np.float32)
                 before[b[same]] = self.lengths[a[same]]
-                found = Lines(prev, nxt, before)
+                after = np.zeros(len(self.facts), dtype=np.float32)
+                after[a[same]] = self.lengths[b[same]]
+                found = Lines(prev, nxt, before, after)
         with self._lines_lock:
             if len(self._lines) >= 8:
                 self._lines.pop(next(iter(self._lines)))
             self._lines[key] = found
+        return found
+
+    def inherit(self, previous: PartitionIndex) -> None:
+        """Reuse what an older version of this partition's index already read (the claims of
+        facts whose text is unchanged), so a write does not make every fact be read again."""
+        if previous._claims is not None:
+            self._inherited = {
+                f.fact.id: (f.fact.text, c)
+                for f, c in zip(previous.facts, previous._claims, strict=True)
+            }
+
+    def superseded(self, visible: np.ndarray) -> np.ndarray | None:
+        """Among the `visible` facts only, each one's current version: the row of the newest
+        fact of the same author stating the same attribute of the same holder with another
+        value (`recall.supersession`), or -1; None when nothing is superseded. Computed per
+        reader, like `lines`, so a fact they may not see (or that expired) never marks,
+        hides or reorders one they can. Cached for a few readers' views."""
+        key = np.packbits(visible).tobytes()
+        if key in self._superseded:
+            return self._superseded[key]
+        if self._claims is None:
+            known = self._inherited
+            self._claims = [
+                known[f.fact.id][1]
+                if f.fact.id in known and known[f.fact.id][0] == f.fact.text
+                else claim(f.fact.text)
+                for f in self.facts
+            ]
+            self._inherited = {}
+        order = np.lexsort((np.arange(len(self.facts)), self.created))  # oldest first
+        links = superseded(
+            self._claims,
+            [f.author_key for f in self.facts],
+            [int(r) for r in order if visible[r] and self._claims[r] is not None],
+        )
+        found = None
+        if links:
+            found = np.full(len(self.facts), -1, dtype=np.int64)
+            for old, new in links.items():
+                found[old] = new
+        with self._lines_lock:
+            if len(self._superseded) >= 8:
+                self._superseded.pop(next(iter(self._superseded)))
+            self._superseded[key] = found
         return found
 
     def extend_expiry(self, ids: set[str], expires_ms: int) -> None:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from .. import policy
 from ..errors import InvalidInput
-from ..model import Context, Fact, Scope, Surface
+from ..model import Context, Scope, Surface
 
 if TYPE_CHECKING:
     from ..engine import Engine
@@ -52,7 +52,13 @@ def identity_block(mem: Engine, ctx: Context) -> str:
     )
 
 
-def prompt_context(mem: Engine, ctx: Context, query: str, *, max_tokens: int = 800) -> str:
+def prompt_context(
+    mem: Engine, ctx: Context, query: str, *, max_tokens: int = 800, history: bool = False
+) -> str:
+    """The identity block and the best facts this context may recall, grouped by pool.
+    A fact a newer one has superseded ("I live in Paris" after "I moved to Berlin") is left
+    out, so the prompt states only what is current; `history=True` keeps it, marked as
+    earlier, after the fact that replaced it."""
     if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
         raise InvalidInput("max_tokens must be a positive integer")
     header = identity_block(mem, ctx)
@@ -60,18 +66,21 @@ def prompt_context(mem: Engine, ctx: Context, query: str, *, max_tokens: int = 8
         return _trim(header, max_tokens)
     budget = max_tokens - estimate_tokens(header)
     hits = mem.recall(ctx, query, k=50)
-    chosen: dict[Scope, list[Fact]] = {}
+    chosen: dict[Scope, list[str]] = {}
     for hit in hits:  # best first: take facts while they fit, headings included
+        if hit.superseded_by is not None and not history:
+            continue
+        line = f"- {hit.fact.text}" + (" (earlier; since changed)" if hit.superseded_by else "")
         section = not chosen.get(hit.fact.scope)
-        cost = estimate_tokens(f"- {hit.fact.text}\n") + (6 if section else 0)
+        cost = estimate_tokens(line + "\n") + (6 if section else 0)
         if cost > budget:
             continue
         budget -= cost
-        chosen.setdefault(hit.fact.scope, []).append(hit.fact)
+        chosen.setdefault(hit.fact.scope, []).append(line)
     parts = [header]
     for scope, title in POOLS:
         if chosen.get(scope):
-            parts.append(f"\n## {title}\n" + "\n".join(f"- {f.text}" for f in chosen[scope]))
+            parts.append(f"\n## {title}\n" + "\n".join(chosen[scope]))
     return "\n".join(parts)
 
 

@@ -148,6 +148,7 @@ def build_server(mem: Memory, identity: IdentityFn) -> MCPServer:
                     "text": h.fact.text,
                     "scope": h.fact.scope.value,
                     "score": h.score,
+                    "superseded_by": h.superseded_by,
                 }
                 for h in hits
             ]

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from confidante.recall.embedding import LATIN_LANGUAGES
 from confidante.recall.embedding._resources import check_sha256, data_bytes, l2_normalise
 
 if TYPE_CHECKING:
@@ -35,6 +36,7 @@ class MiniLMInt8Embedder:
     """384-dim MiniLM sentence vectors; a few ms a sentence on one core."""
 
     name = "minilm-int8"
+    languages = LATIN_LANGUAGES
     dim = 384
 
     def __init__(

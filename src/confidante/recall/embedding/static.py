@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from confidante.recall.embedding import LATIN_LANGUAGES
 from confidante.recall.embedding._resources import check_sha256, data_bytes, l2_normalise
 
 if TYPE_CHECKING:
@@ -28,6 +29,7 @@ class StaticEmbedder:
     """Mean of distilled token vectors; ~0.1 ms a sentence on one core."""
 
     name = "static"
+    languages = LATIN_LANGUAGES
 
     def __init__(self) -> None:
         meta = json.loads(data_bytes("static", "meta.json"))

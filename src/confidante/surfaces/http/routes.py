@@ -173,7 +173,9 @@ def forget(
 @router.post("/prompt-context", response_model=PromptOut, summary="Identity block + memories")
 def prompt_context(body: PromptIn, request: Request, key: AgentKey = Depends(agent)) -> PromptOut:
     mem, ctx = _resolve(request, body, key)
-    return PromptOut(context=mem.prompt_context(ctx, body.query, body.max_tokens))
+    return PromptOut(
+        context=mem.prompt_context(ctx, body.query, body.max_tokens, history=body.history)
+    )
 
 
 @router.post("/subjects/forget", summary="Erase everything about one person")

@@ -134,6 +134,7 @@ class UpdateIn(Body):
 class PromptIn(Body):
     query: Query
     max_tokens: int = Field(800, ge=1, le=32_000)
+    history: bool = False  # also facts a newer one superseded, marked as earlier
 
 
 class ForgetSubjectIn(Body):
@@ -184,10 +185,17 @@ class HitOut(BaseModel):
     text: str
     scope: str
     score: float
+    superseded_by: str | None = None  # a newer fact here changed what this one says
 
     @classmethod
     def of(cls, hit: Hit) -> HitOut:
-        return cls(id=hit.fact.id, text=hit.fact.text, scope=hit.fact.scope.value, score=hit.score)
+        return cls(
+            id=hit.fact.id,
+            text=hit.fact.text,
+            scope=hit.fact.scope.value,
+            score=hit.score,
+            superseded_by=hit.superseded_by,
+        )
 
 
 class SearchOut(BaseModel):
