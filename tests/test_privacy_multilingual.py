@@ -97,6 +97,7 @@ ORDINARY = [
     "the tx hash was 0x9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
     "Calle 13 played their best songs",
     "我的学号 2020301234,在三班",
+    "订单号 6201234567890123 还没发货",
     "公司去年营收 2020301234 元",
     "Wir waren 3, 12000 Leute kamen später",
     "El código promocional es VERANO20",

@@ -70,6 +70,13 @@ _IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[\s.-]?[A-Za-z0-9]){10,3
 _CARD_CUE = re.compile(
     rf"(?:card|visa|mastercard|amex|discover|credit|debit|{cues.CARD_CUES})[^.]{{0,25}}$", re.I
 )
+_ORDER_CUE = re.compile(
+    r"(?:order|tracking|invoice|receipt|ticket|booking|ref(?:erence)?|shipment|parcel|isbn|ean|"
+    r"bestell\w*|sendung\w*|rechnung\w*|commande|facture|colis|pedido|factura|env[íi]o|"
+    r"订单号?|单号|快递|运单|发票|编号)[\s#:.]{0,4}(?:number|no\.?|nr\.?|id|num|nummer|n[°º])?"
+    r"[\s#:.]{0,3}(?:是|为)?\s*$",
+    re.I,
+)
 # Checksummed national ids that need no cue: PRC resident ids (18 characters, the last a
 # check digit or X), French NIR, Mexican CURP, Italian codice fiscale.
 _RIC = re.compile(r"(?<![\w-])\d{6}(?:19|20)\d{2}[01]\d[0-3]\d\d{3}[\dXx](?![\w-])")
@@ -156,12 +163,17 @@ def find_financial(text: str) -> Iterator[Finding]:
             yield Finding("financial_account", m.start("id"), m.start("id") + len(value))
     for m in _CARD.finditer(text):
         number = _digits(m.group())
-        # UnionPay numbers (62...) need not pass Luhn; 16 to 19 digits of them are a card.
-        unionpay = number.startswith("62") and 16 <= len(number) <= 19
-        if not unionpay and not (luhn.is_valid(number) and _card_prefix_ok(number)):
+        before = text[max(0, m.start() - 40) : m.start()]
+        carded = _CARD_CUE.search(before) is not None
+        if _ORDER_CUE.search(before) and not carded:
+            continue  # "order 4111...": an order, tracking or invoice number
+        checksum = luhn.is_valid(number) and _card_prefix_ok(number)
+        # UnionPay numbers (62...) need not pass Luhn: 16 to 19 of them after a card word.
+        unionpay = carded and number.startswith("62") and 16 <= len(number) <= 19
+        if not (checksum or unionpay):
             continue
         # 13 digits is also an EAN barcode; ask for a card word then.
-        if len(number) >= 14 or _CARD_CUE.search(text[: m.start()]):
+        if len(number) >= 14 or carded:
             yield Finding("financial_account", m.start(), m.end())
     for m in _IBAN.finditer(text):
         end = _iban_end(m.group())
