@@ -174,3 +174,34 @@ def test_names_with_a_role_are_refused_in_global(mem: Memory, text: str) -> None
 )
 def test_places_that_are_also_names_stay_in_global(mem: Memory, text: str) -> None:
     assert mem.remember(OWNER_DM, text, "global").text == text
+
+
+def test_each_write_runs_each_needed_detector_once(
+    mem: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from collections import Counter
+
+    from confidante.privacy import T3_CATEGORIES, detectors
+
+    runs: Counter[str] = Counter()
+
+    def counted(d: detectors.Detector) -> detectors.Detector:
+        def find(text: str):  # type: ignore[no-untyped-def]
+            runs[d.name] += 1
+            return d.find(text)
+
+        return detectors.Detector(d.name, d.category, find)
+
+    monkeypatch.setattr(detectors, "DETECTORS", tuple(counted(d) for d in detectors.DETECTORS))
+    t3 = {d.name for d in detectors.DETECTORS if d.category in T3_CATEGORIES}
+    everything = {d.name for d in detectors.DETECTORS}
+    mem.remember(Context.dm(ALICE), "warm the label cache", kind="note")
+    mem.remember(OWNER_DM, "warm the label cache", "global", kind="note")
+
+    runs.clear()
+    mem.remember(Context.dm(ALICE), "we played chess at 6pm with Marcus", kind="note")
+    assert set(runs) == t3 and set(runs.values()) == {1}  # T3 only, once each
+
+    runs.clear()
+    mem.remember(OWNER_DM, "the raid starts in the evening", "global", kind="note")
+    assert set(runs) == everything and set(runs.values()) == {1}  # all, once each
