@@ -59,6 +59,11 @@ T3 = [
     ("meine Adresse: Unter den Eichen 5, 14195 Berlin", "street_address", "Eichen 5"),
     ("code wifi : chaton2021", "credential", "chaton2021"),
     ("el código de acceso es 9921", "credential", "9921"),
+    ("Das Passwort für mein E-Mail-Konto ist Hund123", "credential", "Hund123"),
+    ("TAN: 482913", "credential", "482913"),
+    ("mon code de carte bleue est 4821", "credential", "4821"),
+    ("el código de mi tarjeta es 4412", "credential", "4412"),
+    ("工商银行 6222 0000 1111 2222 333", "financial_account", "1111 2222"),
     # keys and cards
     (
         "wallet key 0x8f2a559490a2d3e1c2f7d4b8e6a9c0b1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7",
@@ -101,6 +106,8 @@ ORDINARY = [
     "公司去年营收 2020301234 元",
     "Wir waren 3, 12000 Leute kamen später",
     "El código promocional es VERANO20",
+    "Die TAN kam per SMS",
+    "我在工商银行存了 20000 元",
     "Route 66 road trip was amazing",
 ]
 

@@ -296,7 +296,7 @@ _SECRET_HINT = re.compile(
 _INTL_HINT = re.compile(
     r"\b(?:pass|kennw|mots?\s+de\s+passe|mdp|contras|clave|c[oó]digo|code|pin|nip|senha|"
     r"chiave|chave|cl[eé]|schl[üu]ssel|zugang|geheim|sicherheit|digicode|identifiants|llave|"
-    r"parola|t[üu]rcode|passwort)"
+    r"parola|t[üu]rcode|passwort|m?tan\b|best[äa]tigungscode)"
     r"|密|口令|钥|鑰|助记|助記|验证|驗證|动态码|校验码|令牌|パスワード|暗証|비밀|암호",
     re.I,
 )
@@ -312,8 +312,8 @@ _EN_STEMS = (
 _INTL_STEMS = (
     "pass", "kennw", "mdp", "contras", "clave", "digo", "code", "pin", "nip", "senha", "chiave",
     "chave", "cl\u00e9", "cle", "schl", "zugang", "geheim", "sicherheit", "identifiants",
-    "llave", "parola", "密", "口令", "钥", "鑰", "助记", "助記", "验证", "驗證", "动态码",
-    "校验码", "令牌", "パスワード", "暗証", "비밀", "암호",
+    "llave", "parola", "tan", "best", "密", "口令", "钥", "鑰", "助记", "助記", "验证", "驗證",
+    "动态码", "校验码", "令牌", "パスワード", "暗証", "비밀", "암호",
 )  # fmt: skip
 
 

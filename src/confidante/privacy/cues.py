@@ -16,6 +16,7 @@ SECRET_NOUNS_EU = (
     # German
     r"(?:WLAN-|Wlan-|E-Mail-|Email-|Konto-|Online-Banking-|Router-)?(?:Passwort|Kennwort)"
     r"|Zugangsdaten|Zugangscode|Geheimcode|Sicherheitscode|API-Schlüssel|API-Key"
+    r"|(?:WLAN|WiFi|WPA|Netzwerk)-?Schlüssel|Best[äa]tigungscode|m?TAN"
     r"|privater\s+Schlüssel|geheimer\s+Schlüssel"
     # French
     r"|mots?\s+de\s+passe|mdp|code\s+secret|code\s+confidentiel|code\s+d['\u2019]acc[eè]s"
@@ -28,7 +29,10 @@ SECRET_NOUNS_EU = (
     r"|senha|palavra-passe|chave\s+privada|parola\s+d['\u2019]ordine|chiave\s+privata"
 )
 PIN_NOUNS_EU = (
-    r"PIN(?:-Code|-Nummer|code)?|Geheimzahl|Türcode|Torcode|Tür-Code"
+    r"PIN(?:-Code|-Nummer|code)?|Geheimzahl|Geheimnummer|Türcode|Torcode|Tür-Code"
+    r"|code\s+(?:de\s+(?:la\s+|ma\s+|mon\s+)?)?(?:carte(?:\s+bleue)?|cb|s[ée]curit[ée]"
+    r"|d[ée]verrouillage|alarme|cadenas)"
+    r"|c[óo]digo\s+(?:de\s+(?:mi\s+|la\s+)?)?(?:tarjeta|seguridad|desbloqueo|alarma|candado)"
     r"|code\s+PIN|digicode|code\s+de\s+(?:la\s+)?porte|code\s+d['\u2019]entr[ée]e"
     r"|c[óo]digo\s+PIN|PIN|NIP|c[óo]digo\s+de\s+(?:la\s+)?puerta|codice\s+PIN"
 )
@@ -95,7 +99,7 @@ GOV_ID_CUES = (
 
 # Words that name a bank card or account.
 CARD_CUES = (
-    r"银行卡(?:号)?|卡号|信用卡|借记卡|储蓄卡|银联|UnionPay|帐号|账号|账户|帳號|"
+    r"银行卡(?:号)?|卡号|信用卡|借记卡|储蓄卡|银联|UnionPay|帐号|账号|账户|帳號|银行|"
     r"Kreditkarte|Karte(?:nnummer)?|Kontonummer|Bankkonto|"
     r"carte\s+(?:bancaire|de\s+crédit|bleue)|num[ée]ro\s+de\s+carte|compte\s+bancaire|RIB|"
     r"tarjeta|n[úu]mero\s+de\s+(?:la\s+)?tarjeta|cuenta(?:\s+bancaria)?|cart[ãa]o|conta"
