@@ -69,12 +69,16 @@ _EU_STREET = (
     r"(?i:calle|c/|avenida|avda\.?|paseo|carrera|carretera|ctra\.|camino|ronda|traves[ií]a"
     r"|rambla|glorieta|rua|travessa|estrada|rodovia|pra[çc]a|viale|piazza|piazzale|corso|vicolo"
     r"|rue|chemin|impasse|all[ée]e|quai|boulevard|bd\.|ulica|ul\.|calea|bulevardul|jalan|jl\.)"
-    r"|Av\.?|Via|Avenue|Place|Plaza|Largo|Alameda|Strada|Cours|Route|Pl\."
+    r"|Av\.?|Via|Avenue|Place|Plaza|Largo|Alameda|Strada|Cours|Route|Pl\.|Jir[óo]n"
+    r"|Jr\.(?=\s+(?:de|del)\b)"
 )
 _PARTICLE = (
     r"(?:de|del|de\s+la|de\s+los|de\s+las|la|las|los|el|da|das|do|dos|di|della|du|des|d['\u2019])"
 )
-_EU_NAME = rf"(?:[A-ZÀ-ÖØ-Þ][\w'\u2019.-]*|{_PARTICLE})"
+# Capitals of Latin-1 and Latin Extended-A ("Świat", "Łódź"; the range holds small letters too)
+_CAPS = "A-ZÀ-ÖØ-Þ\u0100-\u017f"
+# A street name may start with a date: "Avenida 9 de Julio", "Calle 5 de Mayo".
+_EU_NAME = rf"(?:[{_CAPS}][\w'\u2019.-]*|{_PARTICLE}|\d{{1,2}}(?=\s+de\s))"
 _EU_NUMBER = (
     r"(?:n[ºo°]\.?\s*|no\.\s*|num\.\s*|#\s*)?\d{1,4}[A-Za-z]?(?:\s?[-/]\s?\d{1,5}[A-Za-z]?)?"
 )
@@ -112,7 +116,10 @@ _POSTAL_LINE = re.compile(
 _ADDRESS_PART = re.compile(
     r"(?:^|[\n,;:]|\bto\b|\bat\b)\s*(?P<part>(?:\d{1,6}[A-Za-z]?(?:[-/]\d{1,5})?\s+[A-Za-zÀ-ÿ]"
     r"|(?i:suite|ste\.?|unit|apt\.?|apartment|flat|floor|room|bldg\.?|building|p\.?\s?o\.?\s*box|"
-    r"c/o)\s*#?\s*\w)[^\n,;]{0,60})$"
+    r"c/o)\s*#?\s*\w"
+    # a named street with no number, then the town ("Church Lane, Little Snoring, NR21 0JF")
+    rf"|[A-Z][\w'\u2019-]*(?:\s+[A-Z][\w'\u2019-]*){{0,2}}\s+(?:{STREET_TYPES})\b)"
+    r"[^\n;]{0,80})$"
 )
 # Chinese: road, number and 号, then building, unit and room; or an estate's building and room.
 _ZH_ADDRESS = re.compile(
