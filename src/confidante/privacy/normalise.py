@@ -66,9 +66,10 @@ class Folded:
             return o, o
         first = self.origin[start]
         last = self.origin[end - 1]
-        # the end is the next original offset after the last folded character's source
+        # up to where the next folded character came from: the span takes in the rest of
+        # its last character's cluster (combining marks) and any invisible characters after
         nxt = self.origin[end] if end < len(self.origin) else self.source_length
-        return first, max(last + 1, nxt if nxt > last else last + 1)
+        return first, max(last + 1, nxt)
 
 
 @lru_cache(maxsize=4096)
