@@ -142,7 +142,7 @@ def test_audit_rechecks_public_memory(mem: Memory, monkeypatch: pytest.MonkeyPat
     # what an older version let through: an id in a T1 label, a name in a global fact
     mem.store.record_skill("discord:42", True, 0)
     assert "discord:42" not in json.dumps(mem.public_stats())  # never shown, even so
-    monkeypatch.setattr(guard, "classify_folded", lambda *a, **k: [])
+    monkeypatch.setattr(guard, "classify", lambda *a, **k: [])
     bad = mem.remember(OWNER_DM, "ask my sister Priya about the cake", "global")
     monkeypatch.undo()
     report = mem.audit()

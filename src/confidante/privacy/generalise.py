@@ -11,9 +11,9 @@ import re
 from dataclasses import dataclass, field
 
 from . import actors, places, times
-from .detectors import classify_folded, placeholder
+from .detectors import classify, placeholder
 from .findings import T3_CATEGORIES, Finding
-from .normalise import fold
+from .normalise import without_disguise
 
 
 @dataclass(frozen=True)
@@ -65,14 +65,14 @@ _TIME_AFTER_PREP = {
 def generalise(text: str) -> Generalised:
     """Return ``text`` without identifiers where they can be coarsened.
 
-    Works on the folded text (``normalise.fold``): text every audience reads carries no
-    invisible characters or look-alike letters either."""
-    folded = fold(text).text
-    return generalise_findings(folded, classify_folded(folded))
+    Works on the text without invisible characters or look-alike letters
+    (``normalise.without_disguise``): text every audience reads carries none."""
+    clean = without_disguise(text)
+    return generalise_findings(clean, classify(clean))
 
 
 def generalise_findings(text: str, findings: list[Finding]) -> Generalised:
-    """``generalise`` with the findings (every category) of the folded ``text`` known."""
+    """``generalise`` with the findings (every category) of ``text`` known."""
     out: list[str] = []
     changes: list[Change] = []
     remaining: list[Finding] = []

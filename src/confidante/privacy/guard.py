@@ -19,10 +19,10 @@ from typing import Literal
 
 from ..errors import IdentifierRefused, InvalidInput, PrivateDataRefused
 from ..model import Scope
-from .detectors import classify, classify_folded, redact
+from .detectors import classify, redact
 from .findings import IDENTIFIER_CATEGORIES, T3_CATEGORIES
 from .generalise import generalise_findings
-from .normalise import fold
+from .normalise import without_disguise
 
 Mode = Literal["refuse", "redact"]
 
@@ -84,14 +84,15 @@ def check_text(text: str, scope: Scope, mode: Mode = "refuse") -> Guarded:
 
 
 def _public(text: str, mode: Mode) -> Guarded:
-    """Text every audience reads: the folded text (no invisible or look-alike characters),
-    T3 refused (or redacted), identifiers generalised or refused."""
-    folded = fold(text).text
-    findings = classify_folded(folded)
+    """Text every audience reads: without invisible or look-alike characters, T3 refused
+    (or redacted), identifiers generalised or refused."""
+    # Detectors read the folded copy (classify maps their findings back onto `clean`).
+    clean = without_disguise(text)
+    findings = classify(clean)
     t3 = sorted({f.category for f in findings if f.category in T3_CATEGORIES})
     if t3 and mode != "redact":
         raise PrivateDataRefused(t3)
-    g = generalise_findings(folded, findings)
+    g = generalise_findings(clean, findings)
     if left := [f.category for f in g.remaining if f.category not in T3_CATEGORIES]:
         raise IdentifierRefused(left)
     changes = [f"redacted {c}" for c in t3]
@@ -102,7 +103,7 @@ def _public(text: str, mode: Mode) -> Guarded:
         for c in g.changes
         if c.category not in T3_CATEGORIES
     ]
-    if folded != text and not changes:
+    if clean != text and not changes:
         changes.append("removed invisible or look-alike characters")
     return Guarded(g.text, tuple(changes))
 

@@ -125,3 +125,17 @@ def _latinise(m: re.Match[str]) -> str:
     if any(ch.isascii() for ch in word) and _CONFUSABLE_CHARS.intersection(word):
         return word.translate(_CONFUSABLES)  # one character for one: offsets are kept
     return word
+
+
+def without_disguise(text: str) -> str:
+    """``text`` as public memory stores it: without invisible characters and with Latin
+    look-alikes inside Latin words made Latin, but otherwise as written (no NFKC, dash or
+    spacing changes), so that nothing can hide in it and nothing visible changes."""
+    if text.isascii():
+        return text
+    kept = "".join(
+        ch for ch in text if ch not in _IGNORABLE_EXTRA and unicodedata.category(ch) != "Cf"
+    )
+    if _CONFUSABLE_CHARS.intersection(kept):
+        kept = _MIXED_WORD.sub(_latinise, kept)
+    return kept
