@@ -8,7 +8,9 @@ prompt block) lives in `services/`; `confidante.Memory` is this engine plus thos
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Sequence
@@ -19,9 +21,10 @@ from types import TracebackType
 from typing import Any, Self
 
 from . import policy
-from .config import Settings
+from .config import Settings, load_settings
 from .errors import (
     AccessDenied,
+    AmbiguousId,
     EmptyText,
     IntegrityError,
     InvalidContext,
@@ -43,6 +46,10 @@ from .vault.keyring import Keyring
 from .vault.records import open_fact, scope_of, seal_fact, to_ms
 
 Clock = Callable[[], datetime]
+ID_PREFIX = re.compile(r"^[0-9a-f]{4,31}$")
+"""A shortened fact id (tables show 12 characters): at least 4 hex digits."""
+MAX_PREFIX_MATCHES = 1000
+OWNERS_META = "owners"
 MAX_TEXT_CHARS = 20_000
 
 
@@ -72,8 +79,8 @@ class Engine:
         rankers: Sequence[Ranker] | None = None,
     ) -> None:
         self.store = store
-        self.settings = settings or Settings()
-        self.owners: frozenset[str] = frozenset(normalize_actor(o) for o in owner_ids)
+        self.settings = settings or load_settings()
+        self._use_owners(owner_ids, "configuration")
         self.clock: Clock = clock or _utcnow
         self.keys = Keyring(store, master_key)
         self._indexes: dict[str, PartitionIndex] = {}
@@ -97,7 +104,7 @@ class Engine:
         file (`CONFIDANTE_KEY_FILE`, or beside a SQLite database, created with mode 0600 for
         a new one).
         """
-        settings = settings or Settings()
+        settings = settings or load_settings()
         owners = list(owner_ids) if owner_ids is not None else list(settings.owner_ids)
         target = os.fspath(path) if path is not None else str(settings.db)
         store: Store
@@ -110,7 +117,12 @@ class Engine:
             key = resolve_master_key(Path(target), master_key, settings)
             store = SQLiteStore(target)
         try:
-            return cls(store, master_key=key, owner_ids=owners, settings=settings, clock=clock)
+            engine = cls(store, master_key=key, owner_ids=owners, settings=settings, clock=clock)
+            if owner_ids is not None:
+                engine.owner_source = "argument" if engine.owners else None
+            elif not owners:  # nothing configured: the owner `confidante init` stored, if any
+                engine._use_owners(engine.stored_owners(), "database")
+            return engine
         except BaseException:
             store.close()
             raise
@@ -138,8 +150,30 @@ class Engine:
     def first_owner(self) -> str | None:
         """The first configured owner id (configuration order), or None when nobody is owner:
         who the local tools and the dashboard act as."""
-        ordered = [o for o in self.settings.owner_ids if o in self.owners]
-        return ordered[0] if ordered else (min(self.owners) if self.owners else None)
+        return self._owner_order[0] if self._owner_order else None
+
+    def _use_owners(self, owner_ids: Iterable[str], source: str) -> None:
+        ordered = list(dict.fromkeys(normalize_actor(o) for o in owner_ids))
+        self._owner_order: tuple[str, ...] = tuple(ordered)
+        self.owners: frozenset[str] = frozenset(ordered)
+        self.owner_source: str | None = source if ordered else None
+
+    def stored_owners(self) -> list[str]:
+        """The owner ids `confidante init --owner` kept in the database (sealed: raw ids)."""
+        raw = self.sealed_meta(OWNERS_META)
+        return list(json.loads(raw)) if raw else []
+
+    def store_owners(self, owner_ids: Iterable[str]) -> list[str]:
+        """Keep the owner ids in the database, so every process that opens it (a server, an
+        MCP client's `confidante mcp` with a bare environment) knows its owner. Configuration
+        (environment, TOML, `owner_ids=`) still takes precedence when it names any."""
+        ids = list(dict.fromkeys(normalize_actor(o) for o in owner_ids))
+        if not ids:
+            raise InvalidInput("name at least one owner id (platform:id)")
+        self.set_sealed_meta(OWNERS_META, json.dumps(ids).encode())
+        if self.owner_source in (None, "database"):
+            self._use_owners(ids, "database")
+        return ids
 
     def viewer(self, ctx: Context, query: str = "") -> Viewer:
         if not isinstance(ctx, Context):
@@ -501,6 +535,8 @@ class Engine:
         if not isinstance(fact_id, str) or not fact_id or len(fact_id) > 64:
             raise NotFound("no such fact")
         row = self.store.get_fact(fact_id)
+        if row is None and ID_PREFIX.match(fact_id):
+            row = self._row_by_prefix(v, fact_id)
         if row is not None:
             ref = partition_ref(row.partition_id)
             visible = policy.can_read(v, ref, OriginKind(row.origin_kind), row.origin_key)
@@ -515,8 +551,28 @@ class Engine:
                 self.deny(ctx, "not_visible", row.scope)
         raise NotFound("no such fact")
 
+    def _row_by_prefix(self, v: Viewer, prefix: str) -> FactRow | None:
+        """The one fact this viewer may see whose id starts with `prefix` (as tables show ids
+        shortened). Only visible, unexpired facts count, so a fact this context may not see
+        never makes a prefix ambiguous nor reveals that it exists."""
+        now = to_ms(self.now())
+        matches = [
+            row
+            for row in self.store.facts_with_id_prefix(prefix, MAX_PREFIX_MATCHES)
+            if (row.expires_at is None or row.expires_at > now)
+            and policy.can_read(
+                v, partition_ref(row.partition_id), OriginKind(row.origin_kind), row.origin_key
+            )
+        ]
+        if len(matches) > 1:
+            raise AmbiguousId(
+                f"{len(matches)} facts visible here start with that id prefix; give more of it"
+            )
+        return matches[0] if matches else None
+
     def get(self, ctx: Context, fact_id: str) -> Fact:
-        """One fact by id; invisible and nonexistent ids both raise NotFound."""
+        """One fact by id, or by a unique prefix of it among the facts this context may see;
+        invisible and nonexistent ids both raise NotFound."""
         v, _, opened = self._visible_row(ctx, fact_id)
         return _shown(v, opened.fact)
 

@@ -47,6 +47,18 @@ class EmptyText(InvalidInput):
     code = "empty_text"
 
 
+class AmbiguousId(InvalidInput):
+    """A shortened id matches more than one fact this context may see."""
+
+    code = "ambiguous_id"
+
+
+class InvalidCursor(InvalidInput):
+    """A pagination cursor this API did not return (or one from another query)."""
+
+    code = "invalid_cursor"
+
+
 class AccessDenied(ConfidanteError):
     """The policy refused the operation in this context.
 
@@ -148,7 +160,257 @@ class SchemaTooNew(StoreError):
 
 
 class ConfigError(ConfidanteError):
+    """A setting is malformed: the message names the variable and the expected format."""
+
     code = "config_error"
+
+
+class DatabaseMissing(ConfidanteError):
+    """No database where one was expected (a typo in a path must not create a new one)."""
+
+    code = "database_missing"
+    http_status = 404
+
+
+class DatabaseExists(ConfidanteError):
+    """Restoring over an existing database needs an explicit choice to replace it."""
+
+    code = "database_exists"
+    http_status = 409
+
+
+class OwnerMissing(ConfidanteError):
+    """No owner is configured: owner-only flows (the dashboard, local tools) cannot start."""
+
+    code = "owner_missing"
+    http_status = 409
+
+
+# --- the catalogue ----------------------------------------------------------------------------
+# Every code a caller can meet, with its HTTP status, when it happens and an example message.
+# The API's OpenAPI examples and the documentation's error page are generated from it, and a
+# test checks that every code raised anywhere in the package is listed here.
+
+
+class ErrorDoc(tuple[int, str, str]):
+    """(HTTP status, when it happens, an example message)."""
+
+    __slots__ = ()
+
+    @property
+    def status(self) -> int:
+        return self[0]
+
+    @property
+    def when(self) -> str:
+        return self[1]
+
+    @property
+    def example(self) -> str:
+        return self[2]
+
+
+def _doc(status: int, when: str, example: str) -> ErrorDoc:
+    return ErrorDoc((status, when, example))
+
+
+ERROR_CODES: dict[str, ErrorDoc] = {
+    # malformed input (422 unless said)
+    "invalid_input": _doc(
+        422, "a malformed argument or body field", "k: Input should be less than or equal to 1000"
+    ),
+    "invalid_actor": _doc(
+        422,
+        "an actor is not platform:id",
+        "an actor must be of the form platform:id (e.g. discord:1234)",
+    ),
+    "invalid_context": _doc(
+        422, "a context is incomplete or mixes surfaces", "this surface needs guild"
+    ),
+    "empty_text": _doc(422, "the text to remember is empty", "text is empty"),
+    "ambiguous_id": _doc(
+        422,
+        "a shortened id matches several facts this context may see",
+        "2 facts visible here start with that id prefix; give more of it",
+    ),
+    "invalid_cursor": _doc(
+        422,
+        "a pagination cursor that this API did not return, or from another query",
+        "this cursor belongs to another query",
+    ),
+    "agent_key_exists": _doc(
+        422, "an agent key with that name exists", "an agent key with that name exists"
+    ),
+    "embedder_unavailable": _doc(
+        503,
+        "the configured embedder is not installed",
+        "the minilm-int8 embedder needs `pip install 'confidante[minilm]'`",
+    ),
+    "malformed_json": _doc(
+        400,
+        "the body is not JSON",
+        "the body is not valid JSON (send it with Content-Type: application/json)",
+    ),
+    "unsupported_media_type": _doc(
+        415,
+        "a body that is not JSON (e.g. a form upload)",
+        "send the body as JSON with Content-Type: application/json",
+    ),
+    "payload_too_large": _doc(
+        413, "the body is over the server's limit", "the body is over 1048576 bytes"
+    ),
+    # refused by the policy (403)
+    "owner_required": _doc(
+        403,
+        "a non-owner writes owner or global memory, reads the owner's logs, or widens recall",
+        "only the owner may do this",
+    ),
+    "owner_private_context_required": _doc(
+        403,
+        "the owner does so outside an owner-private context",
+        "the owner may do this only in an owner-private context",
+    ),
+    "guild_context_required": _doc(
+        403,
+        "a community write outside a guild or group chat",
+        "community memory needs a guild or group context",
+    ),
+    "forbidden_subject": _doc(
+        403,
+        "writing about someone else (only the owner, in private, may)",
+        "only the owner, in a private context, may write about someone else",
+    ),
+    "unknown_namespace": _doc(403, "a namespace that does not exist", "unknown namespace"),
+    "namespace_required": _doc(
+        403,
+        "a context without a default namespace (general dashboard, background)",
+        "this context has no default namespace; name one",
+    ),
+    "not_author": _doc(
+        403,
+        "forgetting or editing a visible fact you neither wrote nor are the subject of",
+        "only the writer, the subject or the owner may forget this fact",
+    ),
+    "surface_not_allowed": _doc(
+        403,
+        "an agent key asserts an owner-only surface (owner_dashboard, local, dashboard)",
+        "agent keys may assert only dm, group_dm, guild_text, guild_voice and background contexts",
+    ),
+    "pinned_context_mismatch": _doc(
+        403,
+        "a key pinned to one identity asserts another context",
+        "this agent key is pinned to another context",
+    ),
+    "identity_not_pinned": _doc(
+        403,
+        "/mcp with an agent key that is not pinned to an identity",
+        "MCP needs an agent key pinned to an identity (keys add-agent NAME --as ACTOR --dm ...)",
+    ),
+    "access_denied": _doc(
+        403, "the base of every policy refusal (a subclass code is always given)", "access denied"
+    ),
+    # refused by the privacy guard (422)
+    "private_data_refused": _doc(
+        422,
+        "T3 data (secrets, contact details, government ids, account numbers) in a write",
+        "refused: private data is never stored (email)",
+    ),
+    "identifier_refused": _doc(
+        422,
+        "an identifier in memory every audience reads (global notes, public stats)",
+        "refused: memory every audience can read must not hold identifiers (person_name)",
+    ),
+    # not there, or not for you
+    "not_found": _doc(
+        404,
+        "no fact with that id is visible here (it may not exist at all), or no such route",
+        "no such fact",
+    ),
+    "unauthenticated": _doc(
+        401, "no agent key, an unknown or a revoked one", "a valid agent key is required"
+    ),
+    "method_not_allowed": _doc(
+        405, "a route called with the wrong HTTP method", "method not allowed"
+    ),
+    # set-up and keys
+    "owner_missing": _doc(
+        409,
+        "no owner is configured (the dashboard and local tools need one)",
+        "no owner is configured: run `confidante init --owner platform:id` with your own chat id",
+    ),
+    "database_missing": _doc(
+        404,
+        "no database at the path given (a typo must not create a new one)",
+        "no database at /srv/memory.db: run `confidante init` to create one (or pass --create)",
+    ),
+    "database_exists": _doc(
+        409,
+        "restoring over an existing database without --force",
+        "a database exists at /srv/memory.db: add --force to replace it",
+    ),
+    "config_error": _doc(
+        400,
+        "a setting is malformed (one line: the variable and the expected format)",
+        "CONFIDANTE_TTL_DAYS_BY_SCOPE: expected scope=days pairs, comma-separated, "
+        "or a JSON object (TOML: a table), e.g. owner=365,user=90",
+    ),
+    "master_key_missing": _doc(
+        500,
+        "no master key where one is needed",
+        "this database exists but no master key was given: "
+        "set CONFIDANTE_MASTER_KEY or restore its key file",
+    ),
+    "invalid_master_key": _doc(
+        500,
+        "a master key that is not 32 bytes (or their base64)",
+        "the master key must be 32 bytes, or their base64",
+    ),
+    "wrong_master_key": _doc(
+        500,
+        "the master key does not open this database or backup",
+        "the master key does not open this database",
+    ),
+    "master_key_error": _doc(500, "the base of the master-key errors", "master key error"),
+    # the store
+    "integrity_error": _doc(
+        500,
+        "a ciphertext failed authentication (tampered, moved, key destroyed)",
+        "ciphertext failed authentication",
+    ),
+    "store_error": _doc(
+        500,
+        "the database cannot be used (not a confidante database, unreachable)",
+        "not a usable confidante database (DatabaseError)",
+    ),
+    "schema_too_new": _doc(
+        500,
+        "the database was written by a newer confidante",
+        "database schema 3 is newer than this confidante (1)",
+    ),
+    "bad_request": _doc(400, "an HTTP request the server cannot read", "bad request"),
+    "forbidden": _doc(403, "an HTTP-level refusal without a more specific code", "forbidden"),
+    "not_acceptable": _doc(406, "an Accept header the API cannot satisfy", "not acceptable"),
+    "too_many_requests": _doc(429, "too many requests from one client", "too many requests"),
+    "http_error": _doc(400, "any other HTTP-level error (the status says which)", "http error"),
+    "internal_error": _doc(
+        500, "an unexpected failure (logged by type; no details are sent)", "internal error"
+    ),
+    "error": _doc(
+        400, "the root of every confidante error (a subclass code is always given)", "error"
+    ),
+}
+"""Every error code, with its HTTP status, when it happens and an example message."""
+
+DENIAL_LOG_CODES: dict[str, str] = {
+    "not_visible": "an id was asked for that exists but is not visible in that context "
+    "(the caller got not_found)",
+}
+"""Codes that appear only in the owner's denial log, never as an error."""
+
+
+def error_example(code: str) -> dict[str, dict[str, str]]:
+    """The error body an API caller receives for `code`."""
+    return {"error": {"code": code, "message": ERROR_CODES[code].example}}
 
 
 def describe_validation(errors: list[Any], limit: int = 5) -> str:

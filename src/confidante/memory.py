@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from .engine import Engine
-from .model import Context
-from .services import audit, lifecycle, prompt
+from .model import Context, Scope
+from .services import audit, lifecycle, paging, prompt
+from .services.paging import HitPage, Page
 
 
 class Memory(Engine):
@@ -42,6 +43,59 @@ class Memory(Engine):
     def audit(self) -> dict[str, Any]:
         """The privacy checklist over the whole store; `{"ok": bool, "findings": [...]}`."""
         return audit.audit(self)
+
+    def list_page(
+        self,
+        ctx: Context,
+        *,
+        limit: int = 50,
+        cursor: str | None = None,
+        scope: Scope | str | None = None,
+        subject: str | None = None,
+        community: str | None = None,
+        offset: int = 0,
+    ) -> Page:
+        """A page of what `ctx` may see, newest first, with the true total and a cursor for
+        the next page; optionally one scope, one person or one community."""
+        return paging.list_page(
+            self,
+            ctx,
+            limit=limit,
+            cursor=cursor,
+            scope=scope,
+            subject=subject,
+            community=community,
+            offset=offset,
+        )
+
+    def search_page(
+        self,
+        ctx: Context,
+        query: str,
+        *,
+        limit: int = 10,
+        cursor: str | None = None,
+        scope: Scope | str | None = None,
+        count: bool = False,
+        start: int = 0,
+        subject: str | None = None,
+        community: str | None = None,
+        **recall: Any,
+    ) -> HitPage:
+        """A page of `recall(ctx, query)`, best first, with a cursor for the next page."""
+        return paging.search_page(
+            self,
+            ctx,
+            query,
+            limit=limit,
+            cursor=cursor,
+            scope=scope,
+            count=count,
+            start=start,
+            subject=subject,
+            community=community,
+            **recall,
+        )
 
     def prompt_context(
         self, ctx: Context, query: str, max_tokens: int = 800, *, history: bool = False

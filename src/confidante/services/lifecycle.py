@@ -261,16 +261,21 @@ def backup(mem: Engine, dest: Path) -> Path:
     return dest
 
 
-def restore(src: Path, db: Path, master_key: bytes, *, force: bool = False) -> Path:
-    """Copy a backup into place after checking that `master_key` opens it."""
+def backup_opens_with(src: Path, master_key: bytes) -> bool:
+    """Whether `master_key` opens the backup at `src` (nothing is changed either way)."""
     if not src.is_file():
         raise InvalidInput("no such backup file")
     probe = SQLiteStore(src)
     try:
-        if not master_key_works(probe, master_key):
-            raise WrongMasterKey("the master key does not open this backup")
+        return master_key_works(probe, master_key)
     finally:
         probe.close()
+
+
+def restore(src: Path, db: Path, master_key: bytes, *, force: bool = False) -> Path:
+    """Copy a backup into place after checking that `master_key` opens it."""
+    if not backup_opens_with(src, master_key):
+        raise WrongMasterKey("the master key does not open this backup")
     if db.exists() and not force:
         raise InvalidInput("the database exists; pass force=True to replace it")
     for suffix in ("", "-wal", "-shm"):

@@ -124,6 +124,10 @@ class Store(ABC):
     def get_fact(self, fid: str) -> FactRow | None: ...
 
     @abstractmethod
+    def facts_with_id_prefix(self, prefix: str, limit: int) -> list[FactRow]:
+        """Rows whose id starts with `prefix` (lower-case hex), at most `limit` of them."""
+
+    @abstractmethod
     def facts_in(self, pid: str) -> list[FactRow]: ...
 
     @abstractmethod

@@ -327,6 +327,18 @@ class SqlStore(Store):
             rows = self._q(f"SELECT {_FACT_COLUMNS} FROM memory_facts WHERE id = ?", (fid,))
         return _fact(rows[0]) if rows else None
 
+    def facts_with_id_prefix(self, prefix: str, limit: int) -> list[FactRow]:
+        if not prefix or any(c not in "0123456789abcdef" for c in prefix):
+            return []  # ids are hex; anything else could smuggle LIKE wildcards
+        with self.transaction():
+            # the range lets the primary-key index answer; LIKE keeps it exact in any collation
+            rows = self._q(
+                f"SELECT {_FACT_COLUMNS} FROM memory_facts WHERE id >= ? AND id < ? "
+                "AND id LIKE ? ORDER BY id LIMIT ?",
+                (prefix, prefix + "g", prefix + "%", int(limit)),
+            )
+        return [_fact(r) for r in rows]
+
     def facts_in(self, pid: str) -> list[FactRow]:
         with self.transaction():
             rows = self._q(

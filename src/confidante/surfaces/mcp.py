@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 from mcp.server.mcpserver import Context as MCPContext
 from mcp.server.mcpserver import MCPServer
@@ -210,3 +210,23 @@ def streamable_http(
 def run_stdio(mem: Memory, ctx: Context) -> None:
     """Serve the tools over stdin/stdout until the client hangs up."""
     build_server(mem, fixed_identity(ctx)).run("stdio")
+
+
+class _Unavailable:
+    """Stands in for a memory that could not be opened: every use answers `message`."""
+
+    def __init__(self, message: str) -> None:
+        self._message = message
+
+    def __getattr__(self, name: str) -> Any:
+        raise ToolError(self._message)
+
+
+def run_unavailable(message: str) -> None:
+    """Serve the same tools over stdio, each answering `message` (what to run to fix the
+    set-up). An MCP client that launched us then shows the reason, not "connection closed"."""
+
+    def refuse(_mctx: MCPContext) -> Context:
+        raise ToolError(message)
+
+    build_server(cast(Memory, _Unavailable(message)), refuse).run("stdio")

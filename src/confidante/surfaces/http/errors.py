@@ -20,6 +20,8 @@ from ...errors import ConfidanteError, describe_validation
 
 log = logging.getLogger("confidante.surfaces.http")
 
+JSON_HINT = "the body is not valid JSON (send JSON, with Content-Type: application/json)"
+
 _HTTP_CODES = {
     400: "bad_request",
     401: "unauthenticated",
@@ -59,7 +61,7 @@ def error_response(
 def validation_message(errors: list[Any]) -> str:
     """`field: problem; ...` from pydantic errors, without their `input` values."""
     if any(e.get("type") == "json_invalid" for e in errors):
-        return "the body is not valid JSON"
+        return JSON_HINT
     return describe_validation(errors)
 
 
@@ -78,7 +80,7 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = list(exc.errors())
         if any(e.get("type") == "json_invalid" for e in errors):
-            return error_response(400, "malformed_json", "the body is not valid JSON")
+            return error_response(400, "malformed_json", JSON_HINT)
         return error_response(422, "invalid_input", validation_message(errors))
 
     @app.exception_handler(StarletteHTTPException)
