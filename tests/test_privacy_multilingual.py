@@ -67,6 +67,7 @@ T3 = [
     ("Rose Cottage, Mill Lane, Great Tew, OX7 4AH", "street_address", "Mill Lane"),
     ("Avenida 5 de Mayo 32, Centro, CDMX", "street_address", "5 de Mayo 32"),
     ("ul. Długa 8, 80-827 Gdańsk", "street_address", "Długa 8"),
+    ("Mon IBAN : FR76 1020 7000 2604 0260 4310 224", "financial_account", "4310 224"),
     # keys and cards
     (
         "wallet key 0x8f2a559490a2d3e1c2f7d4b8e6a9c0b1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7",
