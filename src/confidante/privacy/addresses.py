@@ -12,7 +12,10 @@ STREET_TYPES = (
     r"Street|St|Avenue|Ave|Av|Road|Rd|Lane|Ln|Drive|Dr|Boulevard|Blvd|Way|Court|Ct|Place|Pl|"
     r"Terrace|Terr|Crescent|Cres|Close|Parkway|Pkwy|Highway|Hwy|Square|Sq|Circle|Cir|Trail|"
     r"Row|Mews|Gardens|Grove|Walk|Alley|Wharf|Embankment|Broadway|Hill|Rise|Parade|Esplanade|"
-    r"Expressway|Freeway|Turnpike|Pike|Loop|Plaza|Green|Vale|View|Park|Gate|Passage|Quay"
+    r"Expressway|Freeway|Turnpike|Pike|Loop|Plaza|Green|Vale|View|Park|Gate|Passage|Quay|"
+    # more of the USPS suffixes people write
+    r"Ridge|Trace|Landing|Manor|Meadows?|Glen|Hollow|Crossing|Xing|Point|Pt|Heights|Hts|"
+    r"Commons|Estates|Knoll|Summit|Cove|Bend|Path|Ter|Trl|Pkway"
 )
 # Lower case allowed only where the word has no English sense ("17 rue Oberkampf", but
 # never "sent 3 via Slack").
