@@ -30,6 +30,11 @@ def from_ms(ms: int | None) -> datetime | None:
     return None if ms is None else datetime.fromtimestamp(ms / 1000, UTC)
 
 
+# What the `kind` column of a row holds: a fact's kind and source skill travel inside the
+# ciphertext, like its text (a label such as "hiv-test-results" says as much as a sentence).
+SEALED_LABEL = "sealed"
+
+
 def seal_fact(dk: bytes, row: FactRow, fact: Fact, vector: np.ndarray | None = None) -> FactRow:
     """Return `row` with the ciphertext of `fact` (and its embedding, if any)."""
     payload: dict[str, object] = {
@@ -38,12 +43,14 @@ def seal_fact(dk: bytes, row: FactRow, fact: Fact, vector: np.ndarray | None = N
         "c": fact.community,
         "a": fact.author,
         "o": fact.origin,
+        "k": fact.kind,
+        "sk": fact.source_skill,
     }
     if vector is not None:
         payload["v"] = vector.astype(np.float16).tobytes().hex()
     blob = json.dumps(payload, separators=(",", ":")).encode()
     aad = fact_aad(row.partition_id, row.id, row.origin_kind, row.origin_key)
-    return replace(row, ciphertext=seal(dk, blob, aad))
+    return replace(row, ciphertext=seal(dk, blob, aad), kind=SEALED_LABEL, source_skill=None)
 
 
 def open_fact(dk: bytes, row: FactRow) -> tuple[Fact, np.ndarray | None]:
@@ -59,8 +66,9 @@ def open_fact(dk: bytes, row: FactRow) -> tuple[Fact, np.ndarray | None]:
         origin=payload.get("o") or row.origin_kind,
         author=payload.get("a"),
         tier=Tier(row.tier),
-        kind=row.kind,
-        source_skill=row.source_skill,
+        # rows written before labels were sealed keep them in their columns
+        kind=payload.get("k") or row.kind,
+        source_skill=payload["sk"] if "k" in payload else row.source_skill,
         confidence=row.confidence,
         created_at=from_ms(row.created_at),
         updated_at=from_ms(row.updated_at),
