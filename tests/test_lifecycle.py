@@ -131,7 +131,7 @@ def test_cleanup_merges_duplicates_keeping_newest_and_longest(tmem: Memory, cloc
 def test_cleanup_rescans_with_todays_detectors(tmem: Memory, monkeypatch) -> None:
     import confidante.privacy.guard as guard
 
-    monkeypatch.setattr(guard, "classify", lambda text: [])  # yesterday's weaker detectors
+    monkeypatch.setattr(guard, "classify", lambda *a, **k: [])  # yesterday's weaker detectors
     leaked = tmem.remember(Context.dm(ALICE), "my password is hunter2-correct-horse")
     kept = tmem.remember(Context.dm(ALICE), "I like sailing")
     monkeypatch.undo()

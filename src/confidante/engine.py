@@ -337,8 +337,11 @@ class Engine:
         except AccessDenied as e:
             self.deny(ctx, e.code, e.scope)
             raise
-        guard.check_label(kind, "kind")
-        guard.check_label(source_skill, "source skill")
+        # Labels are sealed with the text; in global memory every audience reads them too.
+        public = target.scope is Scope.GLOBAL
+        kind = guard.check_label(kind, "kind", public=public)
+        if source_skill is not None:
+            source_skill = guard.check_label(source_skill, "source_skill", public=public)
         guarded = [guard.check_text(t, target.scope, self.settings.privacy_mode) for t in clean]
 
         ref = policy.write_partition(target, self.keys.key)
@@ -484,7 +487,7 @@ class Engine:
             ]
         )
         self.reembed(old.dependents)  # their vectors still hold the old text's meaning
-        return fact
+        return _shown(v, fact)
 
     def _existing(self, ids: Sequence[str]) -> tuple[str, ...]:
         return tuple(i for i in ids if self.store.get_fact(i) is not None)
@@ -611,11 +614,13 @@ class Engine:
             raise
         cands = self.candidates(v, pool)
         if not query.strip():
-            hits = [Hit(f.fact, 0.0, superseded_by=newer) for f, newer in _newest(cands)[:k]]
+            hits = [
+                Hit(_shown(v, f.fact), 0.0, superseded_by=newer) for f, newer in _newest(cands)[:k]
+            ]
         else:
             hits = [
                 Hit(
-                    cands[r.partition].index.facts[r.row].fact,
+                    _shown(v, cands[r.partition].index.facts[r.row].fact),
                     r.score,
                     r.parts,
                     None
@@ -658,7 +663,7 @@ class Engine:
         v = self.viewer(ctx)
         cands = self.candidates(v, policy.visible_pool(v))
         self._note_reads(ctx, cands, "list")
-        facts = [f.fact for f, _ in _newest(cands)]
+        facts = [_shown(v, f.fact) for f, _ in _newest(cands)]
         return facts[:limit] if limit is not None else facts
 
     def _find(
@@ -716,7 +721,8 @@ class Engine:
     def get(self, ctx: Context, fact_id: str) -> Fact:
         """One fact by id, or by a unique prefix of it among the facts this context may see;
         invisible and nonexistent ids both raise NotFound."""
-        return self._find(ctx, fact_id)[2].fact
+        v, _, opened, _ = self._find(ctx, fact_id)
+        return _shown(v, opened.fact)
 
     def _require_may_forget(self, ctx: Context, v: Viewer, row: FactRow) -> None:
         if not policy.may_forget(v, row.author_key, row.subject_key):
@@ -759,8 +765,7 @@ class Engine:
     ) -> None:
         """Count uses of a skill (`count` of them, all `ok` or all failed; `at` when last
         used, for imported stats). Skill names are public: no identifiers, no T3."""
-        name = _check_label_text(skill, "skill")
-        guard.check_label(name, "skill")
+        name = guard.check_label(_check_label_text(skill, "skill"), "skill")
         calls = _check_count(count)
         self.store.record_skill(name, bool(ok), self._stat_time(at), calls)
 
@@ -771,9 +776,7 @@ class Engine:
         text = guard.public_text(_check_label_text(trigger, "trigger", 200))
         if isinstance(skills, str) or not skills:
             raise InvalidInput("skills must be a non-empty list of skill names")
-        names = sorted({_check_label_text(s, "skill") for s in skills})
-        for name in names:
-            guard.check_label(name, "skill")
+        names = sorted({guard.check_label(_check_label_text(s, "skill"), "skill") for s in skills})
         seen = _check_count(count)
         self.store.record_pattern(text, ",".join(names), self._stat_time(at), seen)
 
@@ -785,7 +788,8 @@ class Engine:
         return to_ms(min(at if at.tzinfo else at.replace(tzinfo=UTC), self.now()))
 
     def public_stats(self) -> dict[str, Any]:
-        """The T1 store: `{"skill_stats": {...}, "patterns_observed": [...]}`."""
+        """The T1 store: `{"skill_stats": {...}, "patterns_observed": [...]}`. Anything an
+        older version let in that today's guard refuses is left out (`audit` reports it)."""
         return {
             "skill_stats": {
                 s.skill: {
@@ -794,10 +798,13 @@ class Engine:
                     "last_used": _day(s.last_used),
                 }
                 for s in self.store.skill_stats()
+                if guard.public_label_ok(s.skill)
             },
             "patterns_observed": [
                 {"trigger": p.trigger, "skills_used": p.skills.split(","), "count": p.count}
                 for p in self.store.patterns()
+                if guard.public_text_ok(p.trigger)
+                and all(guard.public_label_ok(x) for x in p.skills.split(","))
             ],
         }
 
@@ -858,6 +865,13 @@ def _quiet(fn: Callable[[FactRow], Opened | None], row: FactRow) -> Opened | Non
         return fn(row)
     except IntegrityError:
         return None
+
+
+def _shown(v: Viewer, fact: Fact) -> Fact:
+    """The fact as this viewer may see it: without its provenance where policy hides it."""
+    if policy.shows_provenance(v, fact.scope):
+        return fact
+    return replace(fact, author=None, origin=fact.scope.value, community=None)
 
 
 def _day(ms: int) -> str:

@@ -6,6 +6,8 @@ categories and codes, never a stored value, a refused secret or a raw actor id.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class ConfidanteError(Exception):
     """Root of every error confidante raises on purpose."""
@@ -456,3 +458,16 @@ DENIAL_LOG_CODES: dict[str, str] = {
 def error_example(code: str) -> dict[str, dict[str, str]]:
     """The error body an API caller receives for `code`."""
     return {"error": {"code": code, "message": ERROR_CODES[code].example}}
+
+
+def describe_validation(errors: list[Any], limit: int = 5) -> str:
+    """`field: problem; ...` for pydantic-style error dicts, without their `input` values
+    (a rejected argument may be a secret): shared by the HTTP API and the MCP tools."""
+    shown = []
+    for e in errors[:limit]:
+        loc = [str(p) for p in e.get("loc", ()) if p not in ("body", "query", "path", "header")]
+        if e.get("type") == "extra_forbidden" and loc:
+            loc[-1] = "(unknown field)"  # the key itself was sent, and may be anything
+        shown.append(f"{'.'.join(loc) or 'request'}: {e.get('msg', 'invalid')}")
+    more = f" (and {len(errors) - limit} more)" if len(errors) > limit else ""
+    return "; ".join(shown) + more if shown else "invalid request"

@@ -153,6 +153,13 @@ class Viewer:
     owner_keys: frozenset[str]  # the owner's own user partitions
 
 
+def shows_provenance(v: Viewer, scope: Scope) -> bool:
+    """Whether a fact is shown with who wrote it and where (`author`, `origin`, `community`).
+    Global memory is read by every audience and written by the owner: outside the owner's
+    private contexts its facts come without the owner's actor id or the conversation."""
+    return scope is not Scope.GLOBAL or v.owner_private
+
+
 def viewer(ctx: Context, owners: Collection[str], key: KeyFn, *, query: str = "") -> Viewer:
     relevant = {ctx.actor, *ctx.participants} if ctx.actor else set(ctx.participants)
     if ctx.surface in _GUILD_SURFACES:

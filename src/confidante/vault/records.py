@@ -30,6 +30,11 @@ def from_ms(ms: int | None) -> datetime | None:
     return None if ms is None else datetime.fromtimestamp(ms / 1000, UTC)
 
 
+# What the `kind` column of a row holds: a fact's kind and source skill travel inside the
+# ciphertext, like its text (a label such as "hiv-test-results" says as much as a sentence).
+SEALED_LABEL = "sealed"
+
+
 @dataclass(frozen=True, slots=True)
 class Opened:
     """Everything sealed in a row."""
@@ -63,6 +68,8 @@ def seal_fact(
         "c": fact.community,
         "a": fact.author,
         "o": fact.origin,
+        "k": fact.kind,
+        "sk": fact.source_skill,
     }
     if vector is not None:
         payload["v"] = vector.astype(np.float16).tobytes().hex()
@@ -71,7 +78,7 @@ def seal_fact(
     if dependents:
         payload["d"] = list(dependents)
     blob = json.dumps(payload, separators=(",", ":")).encode()
-    return replace(row, ciphertext=seal(dk, blob, _aad(row)))
+    return replace(row, ciphertext=seal(dk, blob, _aad(row)), kind=SEALED_LABEL, source_skill=None)
 
 
 def reencrypt(old_dk: bytes, new_dk: bytes, row: FactRow) -> bytes:
@@ -97,8 +104,9 @@ def open_record(dk: bytes, row: FactRow) -> Opened:
         origin=payload.get("o") or row.origin_kind,
         author=payload.get("a"),
         tier=Tier(row.tier),
-        kind=row.kind,
-        source_skill=row.source_skill,
+        # rows written before labels were sealed keep them in their columns
+        kind=payload.get("k") or row.kind,
+        source_skill=payload["sk"] if "k" in payload else row.source_skill,
         confidence=row.confidence,
         created_at=from_ms(row.created_at),
         updated_at=from_ms(row.updated_at),
