@@ -206,12 +206,35 @@ class Settings(BaseSettings):
             "default, static, minilm-int8, use-multilingual or none",
         ),
     )
+    cache_mb: float = Field(
+        256.0,
+        gt=0,
+        **_doc(
+            "Memory for decrypted partitions (MiB): the least recently used are dropped first, "
+            "and their decrypted text with them; reading one again decrypts it anew.",
+            "256",
+            "a positive number of MiB",
+        ),
+    )
+    erasure_interval_minutes: float = Field(
+        60.0,
+        ge=0,
+        **_doc(
+            "PostgreSQL: how often `confidante serve` completes pending erasure (fresh data "
+            "keys where something was erased, then a master-key rotation through the key "
+            "file); 0 turns the schedule off (forget_subject and cleanup still complete it).",
+            "60",
+            "a number of minutes (0 or more)",
+        ),
+    )
 
     @field_validator("owner_ids", mode="before")
     @classmethod
     def _split_owner_ids(cls, value: Any) -> Any:
         if isinstance(value, str):
-            value = [v for v in (p.strip() for p in value.split(",")) if v]
+            # ASCII spacing around commas only: an id with Unicode spaces is refused, not
+            # trimmed into another id (see model.parse_actor)
+            value = [v for v in (p.strip(" \t\r\n") for p in value.split(",")) if v]
         return value
 
     @field_validator("owner_ids")

@@ -15,6 +15,11 @@ from typing import Annotated, Any
 
 import typer
 
+try:  # typer vendors click from 0.2x on; its exceptions are what the parser raises
+    from typer._click import exceptions as cx
+except ImportError:  # pragma: no cover
+    from click import exceptions as cx  # type: ignore[no-redef]
+
 from ._version import __version__
 from .config import shown_db
 from .errors import ConfidanteError, OwnerMissing
@@ -155,13 +160,42 @@ def mcp_stdio(flags: dict[str, Any], db: DbOpt = None) -> None:
         mem.close()
 
 
+def usage_message(e: cx.UsageError) -> str:
+    """Click's usage errors quote what was typed ("'sk_live_...' is not a valid integer");
+    this names only the parameter, which is ours."""
+    if isinstance(e, cx.MissingParameter):
+        return e.format_message()
+    if isinstance(e, cx.BadParameter):
+        param = e.param
+        names = "/".join(getattr(param, "opts", None) or ()) or getattr(param, "name", None)
+        return f"invalid value for {names or 'an argument'}"
+    if isinstance(e, cx.NoSuchOption):
+        return "no such option"
+    return "malformed command line"
+
+
 def main() -> None:
     try:
+        # Not standalone, so usage errors reach us; an Exit comes back as its code.
         # one program name however it is started (`python -m confidante` too): completion
         # scripts and help text name the command a user types
-        app(prog_name="confidante")
-    except KeyboardInterrupt:  # pragma: no cover
+        code = app(prog_name="confidante", standalone_mode=False)
+        if isinstance(code, int) and code:
+            sys.exit(code)
+    except cx.NoArgsIsHelpError as e:
+        e.show()
+        sys.exit(e.exit_code)
+    except cx.UsageError as e:
+        command = e.ctx.command_path if e.ctx is not None else "confidante"
+        print(f"error: {usage_message(e)} (see `{command} --help`)", file=sys.stderr)
+        sys.exit(2)
+    except typer.Exit as e:
+        sys.exit(e.exit_code)
+    except (typer.Abort, KeyboardInterrupt):  # pragma: no cover
         sys.exit(130)
+    except cx.ClickException as e:  # pragma: no cover - other click errors carry no input
+        e.show()
+        sys.exit(e.exit_code)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -285,14 +285,22 @@ def log(
     with errors(as_json), open_memory(db, create=create) as mem:
         rows = mem.access_log(ctx, limit)
     data = [
-        {"at": iso(r.at), "kind": r.kind, "code": r.code, "scope": r.scope, "surface": r.surface}
+        {
+            "at": iso(r.at),
+            "kind": r.kind,
+            "code": r.code,
+            "scope": r.scope,
+            "surface": r.surface,
+            "count": r.count,
+        }
         for r in rows
     ]
+    columns = ("at", "kind", "code", "scope", "surface", "count")
 
     def human() -> None:
-        t = Table("at", "kind", "code", "scope", "surface")
+        t = Table(*columns)
         for d in data:
-            t.add_row(*(str(d[k] or "") for k in ("at", "kind", "code", "scope", "surface")))
+            t.add_row(*(str(d[k] or "") for k in columns))
         out.print(t)
 
     emit(as_json, {"events": data}, human)
@@ -389,48 +397,45 @@ def keys_rotate(
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Re-wrap every data key under a new master key (facts are not re-encrypted).
+    """Re-wrap every data key under a new master key (facts are not re-encrypted); first
+    give every partition that had something erased a fresh data key. With a key file, every
+    process reading it (a running server) follows; with CONFIDANTE_MASTER_KEY, no other
+    process may have the database open.
 
-    Backups made before the rotation still need the old key: keep it with --keep-old-key."""
-    from ...services.lifecycle import rotate_key_file
-    from ...vault.crypto import encode_key, parse_master_key, read_key_file, write_key_file
-    from ...vault.crypto import new_key as fresh_key
+    Backups made before the rotation still need the old key: keep it with --keep-old-key
+    (which also keeps what was erased before this rotation readable in those backups)."""
+    from ...services.lifecycle import complete_erasure
+    from ...vault.crypto import encode_key, parse_master_key, write_key_file
 
     with errors(as_json):
-        settings = load_settings()
-        target = db_target(db)
-        new = parse_master_key(new_key) if new_key else fresh_key()
+        new = parse_master_key(new_key) if new_key else None
         if keep_old_key is not None and keep_old_key.exists():
             raise InvalidInput("--keep-old-key names a file that exists; choose a new path")
         with open_memory(db) as mem:
-            env_key = settings.master_key is not None or is_postgres_url(target)
-            key_file = key_file_path(Path(target), settings)
+            from_file = mem.keys.rotatable
+            key_file = mem.keys.key_file.path if mem.keys.key_file is not None else None
             if keep_old_key is not None:
-                old = (
-                    parse_master_key(settings.master_key.get_secret_value())
-                    if settings.master_key is not None
-                    else read_key_file(key_file)
-                )
-                write_key_file(keep_old_key, old)
-            if env_key:
-                mem.rotate_master_key(new)
-            else:
-                rotate_key_file(mem, key_file, new)
+                write_key_file(keep_old_key, mem.keys.current_master())
+            report = complete_erasure(mem, rotate=True, new_key=new)
+            current = mem.keys.current_master()
         data: dict[str, Any] = {
             "rotated": True,
-            "key_file": None if env_key else str(key_file),
+            "key_file": str(key_file) if from_file else None,
+            "partitions_rekeyed": report["partitions_rekeyed"],
             "old_key_kept": str(keep_old_key) if keep_old_key else None,
             "warning": None if keep_old_key else BACKUP_WARNING,
         }
-        if env_key and not new_key:
-            data["new_master_key"] = encode_key(new)  # shown once: set CONFIDANTE_MASTER_KEY
+        if not from_file and not new_key:
+            data["new_master_key"] = encode_key(current)  # shown once: set CONFIDANTE_MASTER_KEY
 
     def human() -> None:
         if "new_master_key" in data:
             out.print("rotated; set CONFIDANTE_MASTER_KEY to (shown only now):")
             print(data["new_master_key"])
+        elif from_file:
+            out.print(f"rotated; key file {key_file} updated (every process using it follows)")
         else:
-            out.print(f"rotated; key file {key_file} updated")
+            out.print("rotated; use the new key from now on")
         if keep_old_key:
             out.print(
                 f"the old key is in {keep_old_key} (mode 0600): restore an earlier backup with "
@@ -524,7 +529,7 @@ def restore(
             if not candidates:
                 raise MasterKeyMissing(
                     "no key for this backup here: give its master key with --key-file PATH "
-                    "or --key BASE64"
+                    "or --key-stdin"
                 )
             master = next((k for k in candidates if backup_opens_with(src, k)), candidates[0])
         if env_key is not None and env_key != master:

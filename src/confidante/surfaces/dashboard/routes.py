@@ -218,10 +218,13 @@ def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -
 
     def attempt(request: Request, password: str) -> bool:
         if throttle.blocked(client(request)):
+            mem.record_denial("dashboard", "login_throttled")
             raise _Stop(refuse(request, None, "Too many attempts; wait a few minutes.", 429))
         if check_password(mem, password):
             return True
         throttle.fail(client(request))
+        # In the owner's log, counted per minute (a flood adds to one row's count).
+        mem.record_denial("dashboard", "login_failed")
         return False
 
     def change(action: Callable[[], str], s: Session, fallback: str, done: str) -> Response:

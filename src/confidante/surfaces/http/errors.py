@@ -16,7 +16,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ...errors import ConfidanteError
+from ...errors import ConfidanteError, describe_validation
 
 log = logging.getLogger("confidante.surfaces.http")
 
@@ -58,20 +58,11 @@ def error_response(
     return JSONResponse(error_body(code, message), status_code=status, headers=headers)
 
 
-def _field(loc: tuple[Any, ...] | list[Any]) -> str:
-    parts = [str(p) for p in loc if p not in ("body", "query", "path", "header")]
-    return ".".join(parts) or "request"
-
-
 def validation_message(errors: list[Any]) -> str:
     """`field: problem; ...` from pydantic errors, without their `input` values."""
-    shown = []
-    for e in errors[:5]:
-        if e.get("type") == "json_invalid":
-            return JSON_HINT
-        shown.append(f"{_field(e.get('loc', ()))}: {e.get('msg', 'invalid')}")
-    more = f" (and {len(errors) - 5} more)" if len(errors) > 5 else ""
-    return "; ".join(shown) + more if shown else "invalid request"
+    if any(e.get("type") == "json_invalid" for e in errors):
+        return JSON_HINT
+    return describe_validation(errors)
 
 
 def install_error_handlers(app: FastAPI) -> None:

@@ -241,6 +241,7 @@ class DenialOut(BaseModel):
     code: str
     scope: str | None = None
     surface: str
+    count: int = 1  # identical events within one minute share one entry
 
     @classmethod
     def of(cls, row: Any) -> DenialOut:
@@ -250,6 +251,7 @@ class DenialOut(BaseModel):
             code=row.code,
             scope=row.scope,
             surface=row.surface,
+            count=getattr(row, "count", 1),
         )
 
 
