@@ -223,8 +223,10 @@ def forget_subject(mem: Engine, ctx: Context, actor: str) -> dict[str, int]:
     def erase() -> dict[str, int]:
         # One transaction: a crash (or a concurrent writer) never leaves a half-forgotten
         # person; a write racing it lands either before (and is erased) or after, in a fresh
-        # silo under a fresh key (the store re-checks keys inside every write).
-        with mem.store.transaction():
+        # silo under a fresh key (the store re-checks keys inside every write). A rotation
+        # cannot interleave (`stable_keys`, taken before any row lock): it would write the
+        # destroyed keys back.
+        with mem.store.stable_keys():
             doomed = {policy.user_partition(actor, key).id}
             stripped: list[FactRow] = []
             for row in mem.store.facts_where(author_key=sk):
@@ -260,7 +262,7 @@ def forget_guild(mem: Engine, ctx: Context, guild: str) -> dict[str, int]:
     ref = policy.guild_partition(community, mem.keys.key, group=group)
 
     def erase() -> dict[str, int]:
-        with mem.store.transaction():  # all or nothing, like forget_subject
+        with mem.store.stable_keys():  # all or nothing, like forget_subject
             doomed = {ref.id}
             learned_there = mem.store.facts_where(origin_key=ref.key)
             doomed |= {
