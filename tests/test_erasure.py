@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -23,6 +24,7 @@ import pytest
 from confidante import Context, Memory
 from confidante.config import Settings
 from confidante.services.lifecycle import complete_erasure, erasure_pending
+from confidante.store.sqlite import RETRY_SECONDS
 from confidante.vault.crypto import key_file_for, new_key, read_key_file, write_key_file
 from erasure_helpers import (
     Canary,
@@ -39,18 +41,31 @@ from conftest import ALICE, BOB, CAROL, OWNER, Clock
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 SECRET = "CANARY-erase-3f9c1 periwinkle harmonica"
 
-# A second process that keeps reading the database (holding WAL snapshots now and then)
-# while the erasure runs, as a server would.
+# A second process that reads the database as a server would (its own memory, with the
+# canary decrypted in its cache), and as an outside tool does: a read transaction held open
+# on a plain SQLite connection (a backup script, the `sqlite3` shell), which keeps the WAL
+# from being truncated while it lasts.
 READER = textwrap.dedent(
     """
-    import sys, time
+    import sqlite3, sys
     from confidante import Context, Memory
     m = Memory.open(sys.argv[1], owner_ids=["discord:1"])
+    raw = sqlite3.connect(sys.argv[1], isolation_level=None)
     print("ready", flush=True)
-    while sys.stdin.readline():
-        m.recall(Context.dm("discord:42"), "harmonica")
-        m.list(Context.dashboard())
+    for line in sys.stdin:
+        if line == "read\\n":
+            m.recall(Context.dm("discord:42"), "harmonica")
+            m.list(Context.dashboard())
+        elif line == "hold\\n":
+            raw.execute("BEGIN")
+            raw.execute("SELECT count(*) FROM memory_facts").fetchall()
+        elif line == "holding?\\n":
+            print("yes" if raw.in_transaction else "no", flush=True)
+            continue
+        elif line == "release\\n":
+            raw.execute("COMMIT")
         print("ok", flush=True)
+    raw.close()
     m.close()
     """
 )
@@ -67,11 +82,24 @@ class Reader:
         )
         assert self.proc.stdout is not None and self.proc.stdout.readline() == "ready\n"
 
-    def read(self) -> None:
+    def _say(self, line: str) -> str:
         assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.write("go\n")
+        self.proc.stdin.write(line + "\n")
         self.proc.stdin.flush()
-        assert self.proc.stdout.readline() == "ok\n"
+        return self.proc.stdout.readline().strip()
+
+    def read(self) -> None:
+        assert self._say("read") == "ok"
+
+    def hold(self) -> None:
+        """Begin a read transaction and keep it open (an older snapshot, once others write)."""
+        assert self._say("hold") == "ok"
+
+    def holding(self) -> bool:
+        return self._say("holding?") == "yes"
+
+    def release(self) -> None:
+        assert self._say("release") == "ok"
 
     def stop(self) -> None:
         assert self.proc.stdin is not None
@@ -79,15 +107,24 @@ class Reader:
         assert self.proc.wait(timeout=30) == 0
 
 
-def _all_files(folder: Path) -> dict[str, bytes]:
-    return read_all(p for p in folder.rglob("*"))
+def copy_out(folder: Path, dest: Path) -> dict[str, bytes]:
+    """Every file under `folder`, as an attacker copies them: by another process (`cp`), never
+    opened here, where open SQLite connections would lose their locks on the originals."""
+    subprocess.run(["cp", "-a", str(folder), str(dest)], check=True)
+    return read_all(p for p in dest.rglob("*"))
+
+
+_copies = iter(range(1_000_000))
 
 
 def _assert_gone(folder: Path, canaries: list[Canary], m: Memory, extra_keys=()) -> None:
-    """Nothing of the canaries in any file; nothing found opens with any key left."""
-    files = _all_files(folder)
+    """Nothing of the canaries in any file; nothing found opens with any key left (the master
+    key in the copied key file, and every data key it unwraps)."""
+    dest = folder.parent / f"{folder.name}-copy{next(_copies)}"
+    files = copy_out(folder, dest)
     assert files, "no files to inspect"
-    master = read_key_file(key_file_for(m.store.path))  # type: ignore[attr-defined]
+    key_file = key_file_for(m.store.path)  # type: ignore[attr-defined]
+    master = read_key_file(dest / key_file.relative_to(folder))
     live = [(p.id, p.wrapped_key) for p in m.store.partitions() if p.wrapped_key]
     keys = unwrap_all(master, live) + list(extra_keys)
     for c in canaries:
@@ -137,6 +174,58 @@ def test_sqlite_forget_and_update_leave_no_copy(sqlite_mem: Memory, tmp_path: Pa
         reader.stop()
     assert m.get(Context.dm(ALICE), rewritten.id).text == "now about tulips"
     assert len(m.list(Context.dm(ALICE))) == 41
+
+
+def _reopen(db: Path) -> None:
+    """Another process opens the database (and does nothing else)."""
+    code = f"from confidante import Memory; Memory.open({str(db)!r}, owner_ids=['discord:1'])"
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+@pytest.mark.parametrize(
+    "completed_by", ["a later write", "complete_erasure", "another process opening", "close"]
+)
+def test_sqlite_a_reader_holding_the_wal_delays_erasure_but_never_loses_it(
+    sqlite_mem: Memory, tmp_path: Path, clock: Clock, completed_by: str
+) -> None:
+    """A reader in another process holds a snapshot from before the forget, so the WAL cannot
+    be truncated: the old page images stay. The forget still returns (it does not wait for
+    the reader), the erasure is reported pending (and fails the audit) for as long as the
+    reader holds on, and it completes after: no copy of the files has the fact."""
+    m = sqlite_mem
+    db = m.store.path  # type: ignore[attr-defined]
+    _fill(m)
+    forgotten = m.remember(Context.dm(ALICE), SECRET)
+    canary = canary_of(m.store, forgotten.id)
+    reader = Reader(db)
+    try:
+        reader.hold()
+        m.remember(Context.dm(BOB), "a line written after the reader's snapshot")
+        m.forget(Context.dm(ALICE), forgotten.id)
+        assert reader.holding()  # the forget returned while the reader held on
+        assert m.erasure_pending() >= 1
+        audit = m.audit()
+        assert not audit["ok"] and audit["erasure_pending"] >= 1
+        assert {c["name"]: c["ok"] for c in audit["checks"]}["erasure"] is False
+        assert m.complete_erasure()["erasure_pending"] >= 1  # still held: still pending
+        reader.release()
+    finally:
+        reader.stop()
+    if completed_by == "a later write":
+        time.sleep(RETRY_SECONDS + 0.2)  # (not every write retries: at most once a second)
+        m.remember(Context.dm(BOB), "an ordinary line, later")
+    elif completed_by == "complete_erasure":
+        assert m.complete_erasure() == {}
+    elif completed_by == "another process opening":
+        _reopen(db)
+    else:
+        m.close()
+    if completed_by != "close":
+        assert m.erasure_pending() == 0 and m.audit()["ok"]
+    with Memory.open(db, owner_ids=[OWNER], clock=clock) as again:
+        _assert_gone(tmp_path, [canary], again)
+        assert again.erasure_pending() == 0
+        assert len(again.list(Context.dm(ALICE))) == 40
 
 
 def test_sqlite_forget_subject_leaves_no_copy(sqlite_mem: Memory, tmp_path: Path) -> None:

@@ -132,7 +132,7 @@ class Engine:
             store = PostgresStore(target)
         else:
             key, key_file = master_key_source(Path(target), master_key, settings)
-            store = SQLiteStore(target)
+            store = SQLiteStore(target, busy_timeout_ms=settings.busy_timeout_ms)
         try:
             engine = cls(
                 store,

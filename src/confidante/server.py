@@ -33,6 +33,9 @@ from .surfaces.mcp import HTTP_CONTEXT_SCOPE, streamable_http
 log = logging.getLogger("confidante.server")
 
 MCP_PATH = "/mcp"
+# SQLite: how often an idle server retries a WAL truncate a reader held up (the erasure it
+# completes is pending meanwhile; any write retries it too).
+WAL_RETRY_SECONDS = 5.0
 
 
 def dashboard_owner(mem: Memory, settings: ServerSettings) -> str | None:
@@ -181,14 +184,15 @@ async def _cleanup_loop(mem: Memory, every_days: float) -> None:
         await asyncio.sleep(every_days * 86_400)
 
 
-async def _erasure_loop(mem: Memory, every_minutes: float) -> None:
-    """Where the database keeps old row versions (PostgreSQL), finish pending erasure (re-key,
-    master-key rotation) now and then: what `forget`, `update` and cleanup erase becomes
-    unrecoverable from copies of the files within one interval."""
+async def _erasure_loop(mem: Memory, every_seconds: float) -> None:
+    """Finish pending erasure now and then, even when no request comes. PostgreSQL (old row
+    versions stay on disk): re-key and rotate the master key, so what `forget`, `update` and
+    cleanup erased becomes unrecoverable from copies of the files within one interval.
+    SQLite: truncate the WAL once readers in other processes let go of old snapshots."""
     while True:
-        await asyncio.sleep(every_minutes * 60)
+        await asyncio.sleep(every_seconds)
         try:
-            if mem.erasure_pending():
+            if await anyio.to_thread.run_sync(mem.erasure_pending):
                 report = await anyio.to_thread.run_sync(mem.complete_erasure)
                 log.info("erasure completed: %s", report)
         except ConfidanteError as e:
@@ -213,9 +217,11 @@ def create_app(mem: Memory, settings: ServerSettings | None = None) -> FastAPI:
             tasks = []
             if settings.cleanup_days > 0:
                 tasks.append(asyncio.create_task(_cleanup_loop(mem, settings.cleanup_days)))
-            erasure_minutes = mem.settings.erasure_interval_minutes
-            if not mem.store.erases_physically and erasure_minutes > 0:
-                tasks.append(asyncio.create_task(_erasure_loop(mem, erasure_minutes)))
+            if mem.store.erases_physically:
+                tasks.append(asyncio.create_task(_erasure_loop(mem, WAL_RETRY_SECONDS)))
+            elif mem.settings.erasure_interval_minutes > 0:
+                every = mem.settings.erasure_interval_minutes * 60
+                tasks.append(asyncio.create_task(_erasure_loop(mem, every)))
             try:
                 yield
             finally:

@@ -310,19 +310,23 @@ def _erase(mem: Engine, doomed: set[str], stripped: list[FactRow]) -> dict[str, 
 
 
 def erasure_pending(mem: Engine) -> int:
-    """Partitions whose erased data a copy of the files could still give up with the current
-    master key (always 0 where the engine erases physically)."""
+    """What a copy of the files could still give up with the current master key: where the
+    engine erases physically (SQLite), erasing writes whose old page images a reader kept in
+    the WAL; elsewhere, partitions waiting for a re-key or a master-key rotation."""
     if mem.store.erases_physically:
-        return 0
+        return mem.store.erasures_unflushed()
     return sum(1 for p in mem.store.partitions() if p.erase_pending != CLEAN)
 
 
 def finish_erasure(mem: Engine) -> dict[str, int]:
-    """What `forget_subject`, `forget_guild` and cleanup run after erasing: nothing where the
-    engine erases physically; elsewhere `complete_erasure` when this process can rotate the
-    master key for everyone (a key file), else the erasure stays pending (logged)."""
+    """What `forget_subject`, `forget_guild`, cleanup and `Memory.complete_erasure` run
+    after erasing. Where the engine erases physically, truncate what a reader kept in the WAL
+    (if it lets go now); elsewhere `complete_erasure` when this process can rotate the master
+    key for everyone (a key file). What cannot complete stays pending, reported."""
     if mem.store.erases_physically:
-        return {}
+        mem.store.flush_erasures()
+        n = erasure_pending(mem)
+        return {"erasure_pending": n} if n else {}
     if mem.keys.rotatable:
         try:
             return complete_erasure(mem)

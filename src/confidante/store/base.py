@@ -92,6 +92,16 @@ class Store(ABC):
     #: so erasure must end in destroying a key (see `services.lifecycle.complete_erasure`).
     erases_physically: bool = False
 
+    def erasures_unflushed(self) -> int:
+        """Where the engine erases physically: erasing writes whose old bytes may still be in
+        the files (a reader in another process held the WAL); 0 elsewhere."""
+        return 0
+
+    def flush_erasures(self) -> bool:
+        """Where the engine erases physically: try now to remove what `erasures_unflushed`
+        counts; True when nothing is left."""
+        return True
+
     # -- transactions and locks --
     @abstractmethod
     def transaction(self) -> AbstractContextManager[None]:
