@@ -3,8 +3,9 @@
 This module and `main` are the only places that put surfaces together; the surfaces
 themselves import the core, never each other. A small ASGI gate in front of everything
 authenticates `/v1` and `/mcp` before any body is parsed (so an unauthenticated request
-learns nothing, not even whether its JSON was valid), bounds request bodies, and turns any
-unexpected exception into a bare 500 without its text.
+learns nothing, not even whether its JSON was valid), bounds request bodies, answers a core
+error raised before any route (a busy database while checking the key: 503 `database_busy`)
+with its code, and turns any unexpected exception into a bare 500 without its text.
 """
 
 from __future__ import annotations
@@ -75,6 +76,10 @@ class Gate:
 
         try:
             await self._handle(scope, receive, tracking_send)
+        except ConfidanteError as exc:  # raised here, before a route (the key check's read)
+            log.error("%s on %s", exc.code, scope.get("path"))
+            if not started:
+                await _send_json(send, exc.http_status, error_body(exc.code, exc.message))
         except Exception as exc:
             log.error("unhandled %s on %s", type(exc).__name__, scope.get("path"))
             if not started:
