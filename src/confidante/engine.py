@@ -100,8 +100,9 @@ class Engine:
         self._use_owners(owner_ids, "configuration")
         self.clock: Clock = clock or _utcnow
         self.keys = Keyring(store, master_key, KeyFile(key_file) if key_file else None)
-        # Decrypted partitions: bounded, least recently used dropped first. Nothing else in
-        # the process keeps decrypted text.
+        # Decrypted partitions: bounded, least recently used dropped first, and dropped at
+        # once when something in them is forgotten or overwritten. Nothing else in the
+        # process keeps decrypted text (the stemmer's memo is emptied with them).
         self.cache = PartitionCache(int(self.settings.cache_mb * 1024 * 1024))
         self._lock = threading.RLock()
         self.pipeline = Pipeline(rankers or default_rankers(self.settings))
@@ -261,9 +262,11 @@ class Engine:
                 )
             try:
                 self.store.update_facts(rows, keys)
-                return
             except ConcurrentChange:
                 continue
+            for pid in keys:  # the stale indexes hold the text just overwritten
+                self.invalidate(pid)
+            return
         raise ConcurrentChange("a partition's key kept changing; try again")
 
     def ttl_for(self, scope: Scope, kind: str) -> timedelta:
@@ -753,6 +756,7 @@ class Engine:
             self.store.delete_archived_ids([row.id])
         else:
             self.store.delete_facts([row.id])
+        self.invalidate(row.partition_id)  # its decrypted text goes with the stale index
         self.reembed(opened.dependents)
 
     # -- logs --------------------------------------------------------------------------------------
