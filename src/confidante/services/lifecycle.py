@@ -35,8 +35,8 @@ from ..model import Context, OriginKind, Scope, community_id, normalize_actor
 from ..privacy import guard
 from ..store import FactRow
 from ..store.base import CLEAN, NEEDS_REKEY
-from ..store.sqlite import SQLiteStore
-from ..vault.keyring import master_key_works
+from ..store.sqlite import SQLiteStore, read_meta
+from ..vault.keyring import keycheck_opens
 from ..vault.records import Opened, open_record, reencrypt, scope_of, to_ms
 
 if TYPE_CHECKING:
@@ -434,14 +434,11 @@ def backup(mem: Engine, dest: Path) -> Path:
 
 
 def backup_opens_with(src: Path, master_key: bytes) -> bool:
-    """Whether `master_key` opens the backup at `src` (nothing is changed either way)."""
+    """Whether `master_key` opens the backup at `src`, read without changing it (no
+    migration, nothing created beside it)."""
     if not src.is_file():
         raise InvalidInput("no such backup file")
-    probe = SQLiteStore(src)
-    try:
-        return master_key_works(probe, master_key)
-    finally:
-        probe.close()
+    return keycheck_opens(master_key, read_meta(src, "keycheck"))
 
 
 def restore(src: Path, db: Path, master_key: bytes, *, force: bool = False) -> Path:

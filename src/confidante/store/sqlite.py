@@ -60,6 +60,25 @@ def create_private(path: Path) -> None:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
 
 
+def open_read_only(path: Path) -> sqlite3.Connection:
+    """A connection that cannot change `path` nor create anything beside it (no -wal, no
+    -shm, no migration): for backups, which are the user's files, not ours."""
+    uri = f"{path.resolve().as_uri()}?mode=ro&immutable=1"
+    return sqlite3.connect(uri, uri=True)
+
+
+def read_meta(path: Path, key: str) -> bytes | None:
+    """One meta value of a database file (a backup), read without changing it."""
+    con = open_read_only(path)
+    try:
+        rows = con.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchall()
+    except sqlite3.DatabaseError:
+        raise StoreError("not a confidante database") from None
+    finally:
+        con.close()
+    return bytes(rows[0][0]) if rows else None
+
+
 class SQLiteStore(SqlStore):
     dialect = Dialect(
         placeholder="?",
@@ -211,8 +230,8 @@ class SQLiteStore(SqlStore):
 
     def restore_from(self, src: Path) -> None:
         """Replace this database's content with `src`'s, page by page through the backup API,
-        as the only process with it open (DatabaseInUse otherwise)."""
-        source = sqlite3.connect(str(src))
+        as the only process with it open (DatabaseInUse otherwise). `src` is only read."""
+        source = open_read_only(src)
         try:
             with self._lock, self.exclusive():
                 source.backup(self._conn)

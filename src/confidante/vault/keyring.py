@@ -321,8 +321,9 @@ class Keyring:
             self._data_keys.clear()
 
 
-def master_key_works(store: Store, key: bytes) -> bool:
-    return _opens(key, store.get_meta("keycheck"))
+def keycheck_opens(key: bytes, check: bytes | None) -> bool:
+    """Whether `key` opens a database whose sealed key check is `check` (a backup's)."""
+    return _opens(key, check)
 
 
-__all__ = ["KeyFile", "Keyring", "fact_aad", "master_key_works"]
+__all__ = ["KeyFile", "Keyring", "fact_aad", "keycheck_opens"]
