@@ -1,7 +1,7 @@
-"""Many processes on one SQLite file (issue 11, item 1): a real `confidante serve` and every
-CLI command against the same database at once, as people run it. Every acknowledged write
-must be present afterwards, seen from the server and from the CLI, and the server must
-never answer 500 (on the API or on /mcp) meanwhile.
+"""Many processes on one SQLite file (issue 11, item 1): a real `confidante serve`, every
+CLI command, `confidante mcp` over stdio and the demo against the same database at once, as
+people run it. Every acknowledged write must be present afterwards, seen from the server
+and from the CLI, and the server must never answer 500 (on the API or on /mcp) meanwhile.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from typing import Any
 import anyio
 import httpx2
 from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from confidante import Context, Memory
@@ -51,6 +53,31 @@ def _mcp_roundtrip(url: str, token: str, n: int) -> list[str]:
         return ids
 
     return anyio.run(main)
+
+
+def _mcp_stdio(env: dict[str, str], n: int) -> Done:
+    """A `confidante mcp` over stdio (as a desktop MCP client runs it) on the same file,
+    pinned to one identity: writes and searches; the ids it acknowledged, as JSON."""
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "confidante", "mcp", "--as", "discord:401", "--dm"],
+        env=env,
+    )
+
+    async def main() -> list[str]:
+        ids = []
+        with anyio.fail_after(180):
+            async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+                await s.initialize()
+                for i in range(n):
+                    r = await s.call_tool("memory_write", {"text": f"stdio line {i} on puffins"})
+                    assert not r.is_error, r
+                    ids.append(r.structured_content["id"])
+                    found = await s.call_tool("memory_search", {"query": "puffins"})
+                    assert not found.is_error, found
+        return ids
+
+    return Done(0, json.dumps(anyio.run(main)), "")
 
 
 class ApiWriter(threading.Thread):
@@ -177,6 +204,8 @@ def test_serve_and_every_cli_command_on_one_file(tmp_path: Path) -> None:
         # plants canaries in every kind of partition, reads them from every context, scans
         # the files (from a child process) and erases them, all beside the running server
         ("selftest", lambda: cli(env, "selftest", "--json")),
+        ("mcp over stdio", lambda: _mcp_stdio(env, 15)),
+        ("demo", lambda: cli(env, "demo", "--json")),  # its own temporary database, meanwhile
     ]
     try:
         with ThreadPoolExecutor(max_workers=3) as pool:
@@ -214,6 +243,10 @@ def test_serve_and_every_cli_command_on_one_file(tmp_path: Path) -> None:
         assert server_sees("discord:400", fid)
     for fid in cli_acked:
         assert server_sees("discord:300", fid)
+    stdio_ids = results["mcp over stdio"].json()
+    assert len(stdio_ids) == 15
+    for fid in stdio_ids:
+        assert server_sees("discord:401", fid)
     for fid in forgotten:
         assert not server_sees("discord:300", fid)
     r = server.client.post(
@@ -227,6 +260,7 @@ def test_serve_and_every_cli_command_on_one_file(tmp_path: Path) -> None:
     ids = {f["id"] for f in listed}
     assert {fid for _, fid in writer.acked} <= ids
     assert set(mcp_ids) <= ids and set(cli_acked) <= ids and not set(forgotten) & ids
+    assert set(stdio_ids) <= ids
     assert sum(1 for f in listed if f["text"].startswith("imported line")) == 30
 
     assert server.stop() == 0
