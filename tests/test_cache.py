@@ -156,3 +156,24 @@ def test_nothing_keeps_the_text_of_a_forgotten_person(backend: str, key: bytes) 
         _canary(m)
         m.forget_subject(Context.dm(OWNER), USERS[0])
         assert _gone(WORD) == []
+
+
+def test_a_forget_in_another_process_leaves_no_text_here_once_stale_indexes_drop(
+    backend: str, key: bytes
+) -> None:
+    """Two memories on one database stand for a server and the CLI: the CLI forgets what the
+    server has cached. `drop_stale` (which `serve` runs every few seconds) lets it go."""
+    s = Settings(embedder="default")
+    with (
+        Memory.open(backend, owner_ids=[OWNER], master_key=key, settings=s) as server,
+        Memory.open(backend, owner_ids=[OWNER], master_key=key, settings=s) as cli,
+    ):
+        fid = _canary(server)
+        other = cli.remember(Context.dm(USERS[1]), "someone else's line").id
+        server.recall(Context.dm(USERS[1]), "line")
+        cli.forget(Context.dm(USERS[0]), fid)
+        cli.invalidate()
+        assert _gone(WORD) != []  # the server's cached index still has it
+        assert server.drop_stale() == 1
+        assert _gone(WORD) == []
+        assert server.get(Context.dm(USERS[1]), other).text == "someone else's line"

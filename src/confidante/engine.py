@@ -227,6 +227,19 @@ class Engine:
         else:
             self.cache.pop(pid)
 
+    def drop_stale(self) -> int:
+        """Drop every cached index another process has changed since (a fact forgotten or
+        overwritten there): its decrypted text leaves memory now, not at the next read of that
+        partition. `confidante serve` runs this every few seconds. Returns how many."""
+        cached = {ix.ref.id: ix.version for ix in self.cache.indexes()}
+        if not cached:
+            return 0
+        now = {p.id: p.version for p in self.store.get_partitions(sorted(cached))}
+        stale = [pid for pid, version in cached.items() if now.get(pid) != version]
+        for pid in stale:
+            self.cache.pop(pid)
+        return len(stale)
+
     def open_row(self, row: FactRow) -> Opened | None:
         """Everything sealed in one stored row; None when its partition's key has been
         destroyed. IntegrityError when it does not open (tampered, or sealed elsewhere)."""

@@ -37,6 +37,8 @@ MCP_PATH = "/mcp"
 # SQLite: how often an idle server retries a WAL truncate a reader held up (the erasure it
 # completes is pending meanwhile; any write retries it too).
 WAL_RETRY_SECONDS = 5.0
+# How often a server drops the cached partitions other processes changed.
+STALE_SECONDS = 5.0
 
 
 def dashboard_owner(mem: Memory, settings: ServerSettings) -> str | None:
@@ -206,6 +208,19 @@ async def _erasure_loop(mem: Memory, every_seconds: float) -> None:
             log.error("erasure failed: %s", type(e).__name__)
 
 
+async def _stale_loop(mem: Memory, every_seconds: float) -> None:
+    """Drop cached partitions another process changed (a fact forgotten or overwritten
+    there), so their decrypted text does not wait in this server's memory for the next read."""
+    while True:
+        await asyncio.sleep(every_seconds)
+        try:
+            await anyio.to_thread.run_sync(mem.drop_stale)
+        except ConfidanteError as e:
+            log.error("dropping stale partitions failed: %s", e.code)
+        except Exception as e:  # keep serving; the type is enough to investigate
+            log.error("dropping stale partitions failed: %s", type(e).__name__)
+
+
 def create_app(mem: Memory, settings: ServerSettings | None = None) -> FastAPI:
     """The whole server as one ASGI app; `confidante serve` runs it under uvicorn."""
     settings = settings or ServerSettings()
@@ -222,6 +237,7 @@ def create_app(mem: Memory, settings: ServerSettings | None = None) -> FastAPI:
             tasks = []
             if settings.cleanup_days > 0:
                 tasks.append(asyncio.create_task(_cleanup_loop(mem, settings.cleanup_days)))
+            tasks.append(asyncio.create_task(_stale_loop(mem, STALE_SECONDS)))
             if mem.store.erases_physically:
                 tasks.append(asyncio.create_task(_erasure_loop(mem, WAL_RETRY_SECONDS)))
             elif mem.settings.erasure_interval_minutes > 0:
