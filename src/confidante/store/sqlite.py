@@ -163,7 +163,13 @@ class SQLiteStore(SqlStore):
             self._conn.execute("ROLLBACK")
             raise
         self._depth = 0
-        self._execute("COMMIT")
+        try:
+            self._execute("COMMIT")
+        except BaseException:
+            self._erasing = False
+            with suppress(sqlite3.Error):  # a COMMIT refused as busy leaves it open
+                self._conn.execute("ROLLBACK")
+            raise
         if self._erasing:
             self._erasing = False
             self.checkpoint()
@@ -212,7 +218,7 @@ class SQLiteStore(SqlStore):
     # -- upkeep ----------------------------------------------------------------------------
     def compact(self) -> None:
         with self._lock:
-            self._conn.execute("VACUUM")
+            self._execute("VACUUM")
             self.checkpoint()
 
     def backup_to(self, dest: Path) -> None:
@@ -248,10 +254,13 @@ class SQLiteStore(SqlStore):
             if self._depth:
                 return False  # never inside a transaction (the caller's commit tries)
             c = self._conn
-            (erased,) = c.execute(
-                "SELECT COALESCE(MAX(CAST(value AS INTEGER)), 0) FROM meta WHERE key = ?",
-                (_ERASURES,),
-            ).fetchone()
+            counters = dict(
+                c.execute(
+                    "SELECT key, CAST(value AS INTEGER) FROM meta WHERE key IN (?, ?)",
+                    (_ERASURES, _TRUNCATED),
+                ).fetchall()
+            )
+            erased = counters.get(_ERASURES, 0)
             try:
                 c.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()  # the bulk, no waiting
                 c.execute(f"PRAGMA busy_timeout={CHECKPOINT_WAIT_MS}")
@@ -271,16 +280,21 @@ class SQLiteStore(SqlStore):
                 self._retry_at = time.monotonic() + RETRY_SECONDS
                 return False
             self._retry_at = None
-            if erased:
+            if erased > counters.get(_TRUNCATED, 0):
                 # Everything erased before the truncate is out of the files. (An erasure
                 # committed meanwhile is covered too, but counted at its own truncate.)
-                with self.transaction():
-                    if self._counter(_TRUNCATED) < erased:
-                        self._count(_TRUNCATED, erased)
+                try:
+                    with self.transaction():
+                        if self._counter(_TRUNCATED) < erased:
+                            self._count(_TRUNCATED, erased)
+                except DatabaseBusy:  # not recorded: still pending, truncated again later
+                    self._retry_at = time.monotonic() + RETRY_SECONDS
+                    return False
             return True
 
     def erasures_unflushed(self) -> int:
-        """Erasing transactions whose old page images may still be in `-wal`."""
+        """Erasing transactions whose old page images may still be in the files (the main
+        file, not yet overwritten by a checkpoint, or `-wal`)."""
         with self.transaction():
             return max(0, self._counter(_ERASURES) - self._counter(_TRUNCATED))
 
