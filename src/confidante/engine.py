@@ -174,11 +174,13 @@ class Engine:
         dk = self.keys.data_key(row.partition_id, row.scope, create=False)
         return None if dk is None else _indexed(dk, row)
 
-    def reseal(self, row: FactRow, fact: Fact, vector: Any = None) -> FactRow:
+    def reseal(
+        self, row: FactRow, fact: Fact, vector: Any = None, embedder: str | None = None
+    ) -> FactRow:
         dk = self.keys.data_key(row.partition_id, row.scope, create=False)
         if dk is None:
             raise IntegrityError("this partition's key was destroyed")
-        return seal_fact(dk, row, fact, vector)
+        return seal_fact(dk, row, fact, vector, embedder)
 
     def ttl_for(self, scope: Scope, kind: str) -> timedelta:
         s = self.settings
@@ -317,7 +319,9 @@ class Engine:
                 confidence=float(confidence),
                 ciphertext=b"",
             )
-            sealed = seal_fact(dk, row, fact, None if vectors is None else vectors[i])
+            sealed = seal_fact(
+                dk, row, fact, None if vectors is None else vectors[i], self._vectors_by()
+            )
             (expired if expiries[i] <= now else rows).append(sealed)
             facts.append(fact)
         self.store.insert_facts(rows)
@@ -365,9 +369,21 @@ class Engine:
         vectors = self._embed([g.text])
         new_row = replace(row, updated_at=to_ms(now))
         self.store.update_facts(
-            [self.reseal(new_row, fact, None if vectors is None else vectors[0])]
+            [
+                self.reseal(
+                    new_row, fact, None if vectors is None else vectors[0], self._vectors_by()
+                )
+            ]
         )
         return fact
+
+    def _vectors_by(self) -> str | None:
+        """The name of the embedder whose vectors `_embed` makes."""
+        for r in self.pipeline.rankers:
+            embedder = getattr(r, "embedder", None)
+            if getattr(r, "embed_documents", None) is not None and embedder is not None:
+                return str(embedder.name)
+        return None
 
     def _embed(self, texts: list[str]) -> Any:
         """Vectors for rankers that keep one per fact (the semantic ranker); None otherwise."""
@@ -622,7 +638,7 @@ def default_rankers(settings: Settings) -> list[Ranker]:
 
 def _indexed(dk: bytes, row: FactRow) -> IndexedFact:
     """Open a stored row into what recall indexes: the fact plus its keyed metadata."""
-    fact, vector = open_fact(dk, row)
+    fact, vector, embedder = open_fact(dk, row)
     return IndexedFact(
         fact=fact,
         origin_kind=OriginKind(row.origin_kind),
@@ -632,6 +648,7 @@ def _indexed(dk: bytes, row: FactRow) -> IndexedFact:
         created_ms=row.created_at,
         expires_ms=row.expires_at,
         vector=vector,
+        embedder=embedder,
     )
 
 

@@ -38,6 +38,7 @@ class IndexedFact:
     created_ms: int
     expires_ms: int | None
     vector: np.ndarray | None = None  # float16 embedding, when a semantic ranker made one
+    embedder: str | None = None  # the name of the embedder that made `vector`
 
 
 _NEVER = np.iinfo(np.int64).max

@@ -221,7 +221,9 @@ def _erase(mem: Engine, doomed: set[str], stripped: list[FactRow]) -> dict[str, 
         if opened is None:
             continue
         fact = replace(opened.fact, author=None)
-        updates.append(mem.reseal(replace(row, author_key=None), fact, opened.vector))
+        updates.append(
+            mem.reseal(replace(row, author_key=None), fact, opened.vector, opened.embedder)
+        )
     mem.store.update_facts(updates)
     mem.store.compact()  # vacuum and truncate the WAL: deleted pages leave the files
     mem.invalidate()

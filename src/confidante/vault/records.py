@@ -30,8 +30,15 @@ def from_ms(ms: int | None) -> datetime | None:
     return None if ms is None else datetime.fromtimestamp(ms / 1000, UTC)
 
 
-def seal_fact(dk: bytes, row: FactRow, fact: Fact, vector: np.ndarray | None = None) -> FactRow:
-    """Return `row` with the ciphertext of `fact` (and its embedding, if any)."""
+def seal_fact(
+    dk: bytes,
+    row: FactRow,
+    fact: Fact,
+    vector: np.ndarray | None = None,
+    embedder: str | None = None,
+) -> FactRow:
+    """Return `row` with the ciphertext of `fact` (and its embedding, if any, with the name of
+    the embedder that made it: vectors of another model are never compared)."""
     payload: dict[str, object] = {
         "t": fact.text,
         "s": fact.subject,
@@ -41,13 +48,16 @@ def seal_fact(dk: bytes, row: FactRow, fact: Fact, vector: np.ndarray | None = N
     }
     if vector is not None:
         payload["v"] = vector.astype(np.float16).tobytes().hex()
+        if embedder is not None:
+            payload["e"] = embedder
     blob = json.dumps(payload, separators=(",", ":")).encode()
     aad = fact_aad(row.partition_id, row.id, row.origin_kind, row.origin_key)
     return replace(row, ciphertext=seal(dk, blob, aad))
 
 
-def open_fact(dk: bytes, row: FactRow) -> tuple[Fact, np.ndarray | None]:
-    """The fact sealed in `row`, and its embedding if one was stored."""
+def open_fact(dk: bytes, row: FactRow) -> tuple[Fact, np.ndarray | None, str | None]:
+    """The fact sealed in `row`, its embedding if one was stored, and the embedder that made
+    it (None for vectors stored before that was recorded)."""
     aad = fact_aad(row.partition_id, row.id, row.origin_kind, row.origin_key)
     payload = json.loads(open_sealed(dk, row.ciphertext, aad))
     fact = Fact(
@@ -67,4 +77,5 @@ def open_fact(dk: bytes, row: FactRow) -> tuple[Fact, np.ndarray | None]:
         expires_at=from_ms(row.expires_at),
     )
     vec = payload.get("v")
-    return fact, np.frombuffer(bytes.fromhex(vec), dtype=np.float16) if vec else None
+    vector = np.frombuffer(bytes.fromhex(vec), dtype=np.float16) if vec else None
+    return fact, vector, payload.get("e") if vec else None
