@@ -199,11 +199,18 @@ class Pipeline:
     for that day. Only visible facts are ever hits. Scores are divided by the weights in play, so
     they stay within 0..1 for `min_score`."""
 
-    def __init__(self, rankers: Sequence[Ranker], *, date_weight: float = 0.7) -> None:
+    def __init__(
+        self,
+        rankers: Sequence[Ranker],
+        *,
+        date_weight: float = 0.7,
+        speaker_weight: float = 0.3,
+    ) -> None:
         if not rankers:
             raise ValueError("a pipeline needs at least one ranker")
         self.rankers = list(rankers)
         self.date_weight = date_weight
+        self.speaker_weight = speaker_weight
 
     def rank(
         self, query: str, pool: Sequence[Candidates], k: int, now: datetime | None = None
@@ -213,12 +220,15 @@ class Pipeline:
         if not pool:
             return []
         flat: dict[str, np.ndarray] = {}
+        spoken = self._spoken_by_named(query, pool)
         for r in self.rankers:
             arrs = r.scores(query, pool)
             # Whatever a ranker returns, a fact outside the mask can never score.
             flat[r.name] = np.concatenate(
                 [np.where(c.mask, a, 0.0) for c, a in zip(pool, arrs, strict=True)]
             ).astype(np.float64)
+            if spoken is not None:
+                flat[r.name][spoken] *= 1.0 + self.speaker_weight
         visible = np.concatenate([c.mask for c in pool])
         created = np.concatenate([c.index.created for c in pool])
         relevant = np.zeros(len(visible), dtype=bool)
@@ -261,6 +271,25 @@ class Pipeline:
                 )
             )
         return out
+
+    def _spoken_by_named(self, query: str, pool: Sequence[Candidates]) -> np.ndarray | None:
+        """The pool's transcript lines ("Melanie: ...") said by someone the query names ("What
+        did Melanie paint?"), as flat positions; None when there are none. Their scores count
+        `speaker_weight` more: on LoCoMo 96% of the evidence for a question naming one of the
+        two speakers is that speaker's own lines, while the name alone matches as many lines
+        that only address them ("Thanks, Melanie!"). Tuned on conversations 0-4 (0.3 of
+        0.1-1.0): turn all@10 0.672 -> 0.690 there, 0.656 -> 0.673 on 5-9, session any@5
+        0.3-0.5 points lower on both."""
+        if not self.speaker_weight or not any(c.index.spoken_by for c in pool):
+            return None
+        terms = set(tokenize(query))
+        found = []
+        offset = 0
+        for c in pool:
+            for t in terms & c.index.spoken_by.keys():
+                found.append(c.index.spoken_by[t] + offset)
+            offset += len(c.index)
+        return np.unique(np.concatenate(found)) if found else None
 
     def _inside_dates(
         self, query: str, created_ms: np.ndarray, now: datetime | None
