@@ -147,6 +147,34 @@ def _with_context(
     return out, merged
 
 
+def _best_neighbour(
+    pool: Sequence[Candidates], offsets: np.ndarray, hits: np.ndarray, fused: np.ndarray
+) -> np.ndarray:
+    """For each hit, the fused score of the better of its two neighbouring lines in its
+    conversation (`PartitionIndex.lines`, over what this reader may see), 0 when neither is
+    a hit. A line whose question or answer is also relevant is likelier the one sought: with
+    0.3 of it, LoCoMo turn all@10 0.688 -> 0.701 on conversations 0-4 and 0.673 -> 0.692 on
+    5-9 (0.2 was best on 0-4, 0.4 on 5-9; session any@5 +0.3 on both); neutral on the dev
+    set."""
+    lift = np.zeros(len(hits), dtype=np.float64)
+    for p, c in enumerate(pool):
+        lo, hi = int(offsets[p]), int(offsets[p + 1])
+        here = (hits >= lo) & (hits < hi)
+        if not here.any():
+            continue
+        view = c.index.lines(c.mask)
+        if view is None:
+            continue
+        rows = hits[here] - lo
+        best = np.zeros(len(rows), dtype=np.float64)
+        for links in (view.prev, view.next):
+            near = links[rows]
+            has = near >= 0
+            best[has] = np.maximum(best[has], fused[near[has] + lo])
+        lift[here] = best
+    return lift
+
+
 def _current_versions(pool: Sequence[Candidates], offsets: np.ndarray) -> np.ndarray | None:
     """For every fact of the pool (flat), the flat position of the visible fact that
     superseded it, or -1; None when nothing in the pool is superseded."""
@@ -206,12 +234,14 @@ class Pipeline:
         *,
         date_weight: float = 0.7,
         speaker_weight: float = 0.3,
+        neighbour_weight: float = 0.3,
     ) -> None:
         if not rankers:
             raise ValueError("a pipeline needs at least one ranker")
         self.rankers = list(rankers)
         self.date_weight = date_weight
         self.speaker_weight = speaker_weight
+        self.neighbour_weight = neighbour_weight
 
     def rank(
         self, query: str, pool: Sequence[Candidates], k: int, now: datetime | None = None
@@ -260,6 +290,9 @@ class Pipeline:
             total += self.date_weight
         fused[hits] /= max(total, 1e-12)
         offsets = np.cumsum([0] + [len(c.index) for c in pool])
+        if self.neighbour_weight:
+            lift = _best_neighbour(pool, offsets, hits, fused)
+            fused[hits] = (fused[hits] + self.neighbour_weight * lift) / (1 + self.neighbour_weight)
         current = _current_versions(pool, offsets)
         if current is not None:
             hits = _newest_truth_first(hits, fused, current)
