@@ -296,6 +296,10 @@ class Pipeline:
         current = _current_versions(pool, offsets)
         if current is not None:
             hits = _newest_truth_first(hits, fused, current)
+        if len(hits) > 4 * k:  # only the best k (and whatever ties the k-th) need sorting
+            scored = fused[hits]
+            kth = np.partition(scored, len(scored) - k)[len(scored) - k]
+            hits = hits[scored >= kth]
         order = np.lexsort((-created[hits], -fused[hits]))[:k]  # score, then newest first
         out = []
         for h in hits[order]:
