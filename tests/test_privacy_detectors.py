@@ -271,7 +271,7 @@ def test_categories_are_disjoint_and_complete() -> None:
         "gov_id",
         "financial_account",
     } == T3_CATEGORIES
-    assert {"person_name", "username", "home_path", "exact_time", "fine_geo"} == (
+    assert {"actor_id", "person_name", "username", "home_path", "exact_time", "fine_geo"} == (
         IDENTIFIER_CATEGORIES
     )
 

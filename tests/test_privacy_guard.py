@@ -146,7 +146,7 @@ def test_audit_clean_and_dirty(mem: Memory, monkeypatch) -> None:
 
     import confidante.privacy.guard as guard
 
-    monkeypatch.setattr(guard, "classify", lambda text: [])  # an older, weaker detector
+    monkeypatch.setattr(guard, "classify", lambda *a, **k: [])  # an older, weaker detector
     bad = mem.remember(Context.dm(ALICE), "my password is Zebra-Crossing-991")
     monkeypatch.undo()
     report = mem.audit()
@@ -179,7 +179,7 @@ def test_audit_cli_exits_non_zero_on_findings(tmp_path: Path, key: bytes, monkey
     assert json.loads(ok.stdout)["ok"] is True
     import confidante.privacy.guard as guard
 
-    monkeypatch.setattr(guard, "classify", lambda text: [])
+    monkeypatch.setattr(guard, "classify", lambda *a, **k: [])
     with Memory.open(db, owner_ids=[OWNER], master_key=key) as m:
         m.remember(Context.dm(ALICE), "my pin is 4821 and password is Octopus-Ink-77")
     monkeypatch.undo()

@@ -8,7 +8,11 @@ prompt block) lives in `services/`; `confidante.Memory` is this engine plus thos
 
 from __future__ import annotations
 
+import contextlib
+import json
+import logging
 import os
+import re
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Sequence
@@ -19,9 +23,11 @@ from types import TracebackType
 from typing import Any, Self
 
 from . import policy
-from .config import Settings
+from .config import Settings, load_settings
 from .errors import (
     AccessDenied,
+    AmbiguousId,
+    ConcurrentChange,
     EmptyText,
     IntegrityError,
     InvalidContext,
@@ -32,18 +38,26 @@ from .errors import (
 from .model import Context, Fact, Hit, OriginKind, Scope, Tier, normalize_actor
 from .policy import PartitionRef, Viewer
 from .privacy import guard
+from .recall.cache import PartitionCache
 from .recall.index import IndexedFact, PartitionIndex
 from .recall.ranking import BM25, Candidates, Pipeline, Ranker
 from .store import EventRow, FactRow, PartitionRow, Store
 from .store.postgres import PostgresStore, is_postgres_url
 from .store.sqlite import SQLiteStore
 from .vault.crypto import key_file_for, new_key, parse_master_key, read_key_file, write_key_file
-from .vault.keyfile import recover_key_file
+from .vault.keyfile import KeyFile
 from .vault.keyring import Keyring
-from .vault.records import open_fact, scope_of, seal_fact, to_ms
+from .vault.records import Opened, open_record, scope_of, seal_fact, to_ms
+
+log = logging.getLogger("confidante.engine")
 
 Clock = Callable[[], datetime]
+ID_PREFIX = re.compile(r"^[0-9a-f]{4,31}$")
+"""A shortened fact id (tables show 12 characters): at least 4 hex digits."""
+MAX_PREFIX_MATCHES = 1000
+OWNERS_META = "owners"
 MAX_TEXT_CHARS = 20_000
+WRITE_RETRIES = 8  # a write whose partition key changed under it (forget, re-key) starts over
 
 
 def _utcnow() -> datetime:
@@ -70,13 +84,18 @@ class Engine:
         settings: Settings | None = None,
         clock: Clock | None = None,
         rankers: Sequence[Ranker] | None = None,
+        key_file: Path | None = None,
     ) -> None:
+        """`key_file`: where `master_key` was read from, if it was (so a rotation by another
+        process is followed, and this one can rotate for everyone)."""
         self.store = store
-        self.settings = settings or Settings()
-        self.owners: frozenset[str] = frozenset(normalize_actor(o) for o in owner_ids)
+        self.settings = settings or load_settings()
+        self._use_owners(owner_ids, "configuration")
         self.clock: Clock = clock or _utcnow
-        self.keys = Keyring(store, master_key)
-        self._indexes: dict[str, PartitionIndex] = {}
+        self.keys = Keyring(store, master_key, KeyFile(key_file) if key_file else None)
+        # Decrypted partitions: bounded, least recently used dropped first. Nothing else in
+        # the process keeps decrypted text.
+        self.cache = PartitionCache(int(self.settings.cache_mb * 1024 * 1024))
         self._lock = threading.RLock()
         self.pipeline = Pipeline(rankers or default_rankers(self.settings))
 
@@ -97,27 +116,37 @@ class Engine:
         file (`CONFIDANTE_KEY_FILE`, or beside a SQLite database, created with mode 0600 for
         a new one).
         """
-        settings = settings or Settings()
+        settings = settings or load_settings()
         owners = list(owner_ids) if owner_ids is not None else list(settings.owner_ids)
         target = os.fspath(path) if path is not None else str(settings.db)
         store: Store
         if is_postgres_url(target):
-            key = resolve_master_key(None, master_key, settings)
+            key, key_file = master_key_source(None, master_key, settings)
             store = PostgresStore(target)
         else:
-            # finish or undo a key rotation that a crash interrupted
-            recover_key_file(Path(target), key_file_path(Path(target), settings))
-            key = resolve_master_key(Path(target), master_key, settings)
+            key, key_file = master_key_source(Path(target), master_key, settings)
             store = SQLiteStore(target)
         try:
-            return cls(store, master_key=key, owner_ids=owners, settings=settings, clock=clock)
+            engine = cls(
+                store,
+                master_key=key,
+                owner_ids=owners,
+                settings=settings,
+                clock=clock,
+                key_file=key_file,
+            )
+            if owner_ids is not None:
+                engine.owner_source = "argument" if engine.owners else None
+            elif not owners:  # nothing configured: the owner `confidante init` stored, if any
+                engine._use_owners(engine.stored_owners(), "database")
+            return engine
         except BaseException:
             store.close()
             raise
 
     def close(self) -> None:
         with self._lock:
-            self._indexes.clear()
+            self.cache.clear()
             self.store.close()
 
     def __enter__(self) -> Self:
@@ -138,8 +167,30 @@ class Engine:
     def first_owner(self) -> str | None:
         """The first configured owner id (configuration order), or None when nobody is owner:
         who the local tools and the dashboard act as."""
-        ordered = [o for o in self.settings.owner_ids if o in self.owners]
-        return ordered[0] if ordered else (min(self.owners) if self.owners else None)
+        return self._owner_order[0] if self._owner_order else None
+
+    def _use_owners(self, owner_ids: Iterable[str], source: str) -> None:
+        ordered = list(dict.fromkeys(normalize_actor(o) for o in owner_ids))
+        self._owner_order: tuple[str, ...] = tuple(ordered)
+        self.owners: frozenset[str] = frozenset(ordered)
+        self.owner_source: str | None = source if ordered else None
+
+    def stored_owners(self) -> list[str]:
+        """The owner ids `confidante init --owner` kept in the database (sealed: raw ids)."""
+        raw = self.sealed_meta(OWNERS_META)
+        return list(json.loads(raw)) if raw else []
+
+    def store_owners(self, owner_ids: Iterable[str]) -> list[str]:
+        """Keep the owner ids in the database, so every process that opens it (a server, an
+        MCP client's `confidante mcp` with a bare environment) knows its owner. Configuration
+        (environment, TOML, `owner_ids=`) still takes precedence when it names any."""
+        ids = list(dict.fromkeys(normalize_actor(o) for o in owner_ids))
+        if not ids:
+            raise InvalidInput("name at least one owner id (platform:id)")
+        self.set_sealed_meta(OWNERS_META, json.dumps(ids).encode())
+        if self.owner_source in (None, "database"):
+            self._use_owners(ids, "database")
+        return ids
 
     def viewer(self, ctx: Context, query: str = "") -> Viewer:
         if not isinstance(ctx, Context):
@@ -163,24 +214,51 @@ class Engine:
         return v
 
     def invalidate(self, pid: str | None = None) -> None:
-        with self._lock:
-            if pid is None:
-                self._indexes.clear()
-            else:
-                self._indexes.pop(pid, None)
+        if pid is None:
+            self.cache.clear()
+        else:
+            self.cache.pop(pid)
+
+    def open_row(self, row: FactRow) -> Opened | None:
+        """Everything sealed in one stored row; None when its partition's key has been
+        destroyed. IntegrityError when it does not open (tampered, or sealed elsewhere)."""
+        dk = self.keys.data_key(row.partition_id, row.scope, create=False)
+        return None if dk is None else open_record(dk, row)
 
     def decrypt(self, row: FactRow) -> IndexedFact | None:
-        """Open one stored row; None when its partition's key has been destroyed."""
-        dk = self.keys.data_key(row.partition_id, row.scope, create=False)
-        return None if dk is None else _indexed(dk, row)
+        """Open one stored row for the index; None when its partition's key was destroyed."""
+        opened = self.open_row(row)
+        return None if opened is None else _indexed(opened, row)
 
-    def reseal(
-        self, row: FactRow, fact: Fact, vector: Any = None, embedder: str | None = None
-    ) -> FactRow:
-        dk = self.keys.data_key(row.partition_id, row.scope, create=False)
-        if dk is None:
-            raise IntegrityError("this partition's key was destroyed")
-        return seal_fact(dk, row, fact, vector, embedder)
+    def write_sealed(self, items: Sequence[tuple[FactRow, Opened]]) -> None:
+        """Re-seal existing rows with new content, under each partition's key as it is inside
+        the writing transaction (a key replaced meanwhile means sealing again). A partition
+        whose key was destroyed meanwhile has lost these facts: NotFound."""
+        for _ in range(WRITE_RETRIES):
+            keys: dict[str, bytes] = {}
+            rows = []
+            for row, o in items:
+                found = self.keys.current(row.partition_id, row.scope, create=False)
+                if found is None:
+                    raise NotFound("no such fact")
+                keys[row.partition_id] = found[0]
+                rows.append(
+                    seal_fact(
+                        found[1],
+                        row,
+                        o.fact,
+                        o.vector,
+                        embedder=o.embedder,
+                        context=o.context,
+                        dependents=o.dependents,
+                    )
+                )
+            try:
+                self.store.update_facts(rows, keys)
+                return
+            except ConcurrentChange:
+                continue
+        raise ConcurrentChange("a partition's key kept changing; try again")
 
     def ttl_for(self, scope: Scope, kind: str) -> timedelta:
         s = self.settings
@@ -260,24 +338,25 @@ class Engine:
         except AccessDenied as e:
             self.deny(ctx, e.code, e.scope)
             raise
-        guard.check_label(kind, "kind")
-        guard.check_label(source_skill, "source skill")
+        # Labels are sealed with the text; in global memory every audience reads them too.
+        public = target.scope is Scope.GLOBAL
+        kind = guard.check_label(kind, "kind", public=public)
+        if source_skill is not None:
+            source_skill = guard.check_label(source_skill, "source_skill", public=public)
         guarded = [guard.check_text(t, target.scope, self.settings.privacy_mode) for t in clean]
 
         ref = policy.write_partition(target, self.keys.key)
         origin_kind, origin_raw = policy.origin_of(ctx, self.owners)
-        domain = policy.origin_domain(origin_kind)
+        _, origin_key = policy.keyed_origin(ctx, self.owners, self.keys.key)
         now = self.now()
         default_ttl = self.ttl_for(target.scope, kind)
         born = born or [now] * len(guarded)
-        expiries = [b + (default_ttl if t is None else t) for b, t in zip(born, ttls, strict=True)]
+        lifetimes = [default_ttl if t is None else t for t in ttls]
+        expiries = [b + life for b, life in zip(born, lifetimes, strict=True)]
         texts = [g.text for g in guarded]
         vectors = self._embed(
             [" ".join(texts[max(0, i - embed_context) : i + 1]) for i in range(len(texts))]
         )
-        dk = self.keys.data_key(ref.id, ref.scope.value, create=True)
-        if dk is None:
-            raise IntegrityError("this partition's key was destroyed")
         # One timestamp for an undated batch, so ids in ascending order keep the texts' order:
         # the store reads a partition by (created, id), and a transcript's lines stay in
         # sequence. Dated history is ordered by its dates.
@@ -309,7 +388,7 @@ class Engine:
                 subject_key=self.keys.key("actor", target.subject) if target.subject else None,
                 author_key=self.keys.key("actor", ctx.actor) if ctx.actor else None,
                 origin_kind=origin_kind.value,
-                origin_key=self.keys.key(domain, origin_raw) if domain and origin_raw else None,
+                origin_key=origin_key,
                 tier=Tier.INTERNAL.value,
                 kind=kind,
                 source_skill=source_skill,
@@ -318,17 +397,42 @@ class Engine:
                 expires_at=to_ms(expiries[i]),
                 confidence=float(confidence),
                 ciphertext=b"",
+                ttl_ms=int(lifetimes[i].total_seconds() * 1000),
             )
-            sealed = seal_fact(
-                dk, row, fact, None if vectors is None else vectors[i], self._vectors_by()
-            )
-            (expired if expiries[i] <= now else rows).append(sealed)
+            # embed_context's links: whose text this vector holds, and who holds this text
+            context = tuple(ids[max(0, i - embed_context) : i]) if vectors is not None else ()
+            dependents = tuple(ids[i + 1 : i + 1 + embed_context]) if vectors is not None else ()
+            vector = None if vectors is None else vectors[i]
+            made_by = None if vectors is None else self._vectors_by()
+            item = (row, Opened(fact, vector, made_by, context, dependents))
+            (expired if expiries[i] <= now else rows).append(item)
             facts.append(fact)
-        self.store.insert_facts(rows)
-        if expired:  # dated history already past its lifetime: archived, never recalled
-            grace = to_ms(now + timedelta(days=self.settings.archive_grace_days))
-            self.store.archive_facts(expired, now.strftime("%Y-%m"), grace)
-        return facts
+        grace = to_ms(now + timedelta(days=self.settings.archive_grace_days))
+        for _ in range(WRITE_RETRIES):
+            # The key is checked again inside the insert's transaction: if a forget destroyed
+            # it (or a re-key replaced it) since it was read, nothing is written under it and
+            # the batch is sealed again under the partition's key as it is now.
+            wrapped, dk = self._partition_key(ref)
+            try:
+                with self.store.transaction():
+                    self.store.insert_facts(_seal_all(dk, rows), {ref.id: wrapped})
+                    if expired:  # dated history already past its lifetime: archived, never
+                        # recalled
+                        self.store.archive_facts(
+                            _seal_all(dk, expired),
+                            now.strftime("%Y-%m"),
+                            grace,
+                            {ref.id: wrapped},
+                        )
+                return facts
+            except ConcurrentChange:
+                continue
+        raise ConcurrentChange("the partition's key kept changing; try again")
+
+    def _partition_key(self, ref: PartitionRef) -> tuple[bytes, bytes]:
+        found = self.keys.current(ref.id, ref.scope.value, create=True)
+        assert found is not None
+        return found
 
     def _dated(
         self,
@@ -359,23 +463,77 @@ class Engine:
         return out
 
     def update(self, ctx: Context, fact_id: str, text: str) -> Fact:
-        """Replace a fact's text; the same visibility and authorship rules as `forget`."""
+        """Replace a fact's text; the same visibility and authorship rules as `forget`, and
+        only from where the fact was learned (`policy.rewrite_denial`): the new text is shown
+        to the fact's audience."""
         text = _check_text(text)
-        v, row, old = self._visible_row(ctx, fact_id)
+        v, row, old, _ = self._find(ctx, fact_id)
         self._require_may_forget(ctx, v, row)
+        here = policy.keyed_origin(ctx, self.owners, self.keys.key)
+        learned = (OriginKind(row.origin_kind), row.origin_key)
+        if code := policy.rewrite_denial(v, here, learned):
+            self.deny(ctx, code, row.scope)
+            raise AccessDenied(code, scope=row.scope)
         g = guard.check_text(text, scope_of(row.partition_id), self.settings.privacy_mode)
         now = self.now()
         fact = replace(old.fact, text=g.text, updated_at=now, changes=g.changes)
-        vectors = self._embed([g.text])
-        new_row = replace(row, updated_at=to_ms(now))
-        self.store.update_facts(
+        context = self._existing(old.context)
+        vectors = self._embed([" ".join([*self._texts(context), g.text])])
+        vector = None if vectors is None else vectors[0]
+        self.write_sealed(
             [
-                self.reseal(
-                    new_row, fact, None if vectors is None else vectors[0], self._vectors_by()
+                (
+                    replace(row, updated_at=to_ms(now)),
+                    replace(
+                        old,
+                        fact=fact,
+                        vector=vector,
+                        embedder=None if vector is None else self._vectors_by(),
+                        context=context,
+                    ),
                 )
             ]
         )
-        return fact
+        self.reembed(old.dependents)  # their vectors still hold the old text's meaning
+        return _shown(v, fact)
+
+    def _existing(self, ids: Sequence[str]) -> tuple[str, ...]:
+        return tuple(i for i in ids if self.store.get_fact(i) is not None)
+
+    def _texts(self, ids: Sequence[str]) -> list[str]:
+        out = []
+        for fid in ids:
+            row = self.store.get_fact(fid)
+            opened = None if row is None else _quiet(self.open_row, row)
+            if opened is not None:
+                out.append(opened.fact.text)
+        return out
+
+    def reembed(self, ids: Sequence[str]) -> None:
+        """Embed these facts again with the context lines that still exist (`embed_context`):
+        a forgotten or rewritten line's meaning must not live on in a neighbour's vector."""
+        if not ids or self._embed([]) is None:
+            return
+        items = []
+        for fid in ids:
+            row = self.store.get_fact(fid)
+            opened = None if row is None else _quiet(self.open_row, row)
+            if row is None or opened is None:
+                continue
+            context = self._existing(opened.context)
+            vectors = self._embed([" ".join([*self._texts(context), opened.fact.text])])
+            assert vectors is not None
+            items.append(
+                (
+                    row,
+                    replace(
+                        opened, vector=vectors[0], embedder=self._vectors_by(), context=context
+                    ),
+                )
+            )
+        if items:
+            with contextlib.suppress(NotFound):  # a neighbour erased meanwhile needs nothing
+                self.write_sealed(items)
 
     def _vectors_by(self) -> str | None:
         """The name of the embedder whose vectors `_embed` makes."""
@@ -390,19 +548,32 @@ class Engine:
         for r in self.pipeline.rankers:
             embed = getattr(r, "embed_documents", None)
             if embed is not None:
-                return embed(texts)
+                return embed(texts) if texts else []
         return None
 
     # -- reading ---------------------------------------------------------------------------------
     def _load_index(self, row: PartitionRow) -> PartitionIndex | None:
-        cached = self._indexes.get(row.id)
-        if cached is not None and cached.version == row.version:
+        cached = self.cache.get(row.id, row.version)
+        if cached is not None:
             return cached
-        dk = self.keys.unwrap(row)
-        if dk is None:
-            self._indexes.pop(row.id, None)
+        cached = self.cache.peek(row.id)  # an older version, whose work may be reused
+        try:
+            dk = self.keys.unwrap(row)
+        except IntegrityError:
+            log.warning("a partition's wrapped key does not open; skipped (see audit)")
             return None
-        facts = [_indexed(dk, r) for r in self.store.facts_in(row.id)]
+        if dk is None:
+            self.cache.pop(row.id)
+            return None
+        facts = []
+        skipped = 0
+        for r in self.store.facts_in(row.id):
+            try:
+                facts.append(_indexed(open_record(dk, r), r))
+            except IntegrityError:
+                skipped += 1  # tampered, or sealed under a key that is gone: never shown
+        if skipped:
+            log.warning("%d stored rows failed to open and were skipped (see audit)", skipped)
         index = PartitionIndex(partition_ref(row.id), row.version, facts)
         if cached is not None:
             index.inherit(cached)
@@ -410,7 +581,7 @@ class Engine:
             prepare = getattr(r, "prepare", None)
             if prepare is not None:
                 prepare(index)
-        self._indexes[row.id] = index
+        self.cache.put(index)
         return index
 
     def candidates(self, v: Viewer, pool: policy.Pool) -> list[Candidates]:
@@ -466,11 +637,13 @@ class Engine:
             raise
         cands = self.candidates(v, pool)
         if not query.strip():
-            hits = [Hit(f.fact, 0.0, superseded_by=newer) for f, newer in _newest(cands)[:k]]
+            hits = [
+                Hit(_shown(v, f.fact), 0.0, superseded_by=newer) for f, newer in _newest(cands)[:k]
+            ]
         else:
             hits = [
                 Hit(
-                    cands[r.partition].index.facts[r.row].fact,
+                    _shown(v, cands[r.partition].index.facts[r.row].fact),
                     r.score,
                     r.parts,
                     None
@@ -487,15 +660,24 @@ class Engine:
         return hits
 
     def _refresh(self, facts: Sequence[Fact]) -> None:
-        by_scope: dict[tuple[Scope, str], list[str]] = {}
+        """Push each read fact's expiry to now plus the lifetime it was written with: an
+        explicit short ttl stays short, it is never stretched to the default."""
+        now = self.now()
+        by_until: dict[int, list[str]] = {}
         for f in facts:
-            by_scope.setdefault((f.scope, f.kind), []).append(f.id)
-        for (scope, kind), ids in by_scope.items():
-            until = to_ms(self.now() + self.ttl_for(scope, kind))
+            row = self.store.get_fact(f.id)
+            if row is None:
+                continue
+            lifetime = (
+                timedelta(milliseconds=row.ttl_ms)
+                if row.ttl_ms is not None
+                else self.ttl_for(f.scope, f.kind)
+            )
+            by_until.setdefault(to_ms(now + lifetime), []).append(f.id)
+        for until, ids in by_until.items():
             self.store.touch_facts(ids, until)
-            with self._lock:
-                for index in self._indexes.values():
-                    index.extend_expiry(set(ids), until)
+            for index in self.cache.indexes():
+                index.extend_expiry(set(ids), until)
 
     def list(self, ctx: Context, *, limit: int | None = None) -> list[Fact]:
         """Every fact this context may see, newest first."""
@@ -504,31 +686,66 @@ class Engine:
         v = self.viewer(ctx)
         cands = self.candidates(v, policy.visible_pool(v))
         self._note_reads(ctx, cands, "list")
-        facts = [f.fact for f, _ in _newest(cands)]
+        facts = [_shown(v, f.fact) for f, _ in _newest(cands)]
         return facts[:limit] if limit is not None else facts
 
-    def _visible_row(self, ctx: Context, fact_id: str) -> tuple[Viewer, FactRow, IndexedFact]:
+    def _find(
+        self, ctx: Context, fact_id: str, *, forgetting: bool = False
+    ) -> tuple[Viewer, FactRow, Opened, bool]:
+        """The row of a fact this context may see, opened, and whether it is archived.
+
+        Expired facts are found only for forgetting (a writer may still erase an expired fact
+        that cleanup has not purged, archived ones included). Every miss takes one path, and
+        writes one log event, whether the id is hidden here or does not exist: neither the
+        time taken nor a side effect tells them apart."""
         v = self.viewer(ctx)
-        if not isinstance(fact_id, str) or not fact_id or len(fact_id) > 64:
-            raise NotFound("no such fact")
-        row = self.store.get_fact(fact_id)
+        row: FactRow | None = None
+        archived = False
+        visible = False
+        if isinstance(fact_id, str) and 0 < len(fact_id) <= 64:
+            row = self.store.get_fact(fact_id)
+            if row is None and ID_PREFIX.match(fact_id):
+                row = self._row_by_prefix(v, fact_id)  # a shortened id, as tables show them
+            if row is None and forgetting:
+                row = self.store.get_archived(fact_id)
+                archived = row is not None
         if row is not None:
             ref = partition_ref(row.partition_id)
             visible = policy.can_read(v, ref, OriginKind(row.origin_kind), row.origin_key)
-            alive = row.expires_at is None or row.expires_at > to_ms(self.now())
+            alive = forgetting or row.expires_at is None or row.expires_at > to_ms(self.now())
             if visible and alive:
-                opened = self.decrypt(row)
+                opened = self.open_row(row)
                 if opened is not None:
                     if scope_of(row.partition_id) is Scope.OWNER:
-                        self._log_owner_read(ctx, "get")
-                    return v, row, opened
-            if not visible:
-                self.deny(ctx, "not_visible", row.scope)
+                        self._log_owner_read(ctx, "forget" if forgetting else "get")
+                    return v, row, opened, archived
+        self.deny(ctx, "not_found", row.scope if row is not None and not visible else None)
         raise NotFound("no such fact")
 
+    def _row_by_prefix(self, v: Viewer, prefix: str) -> FactRow | None:
+        """The one fact this viewer may see whose id starts with `prefix` (as tables show ids
+        shortened). Only visible, unexpired facts count, so a fact this context may not see
+        never makes a prefix ambiguous nor reveals that it exists."""
+        now = to_ms(self.now())
+        matches = [
+            row
+            for row in self.store.facts_with_id_prefix(prefix, MAX_PREFIX_MATCHES)
+            if (row.expires_at is None or row.expires_at > now)
+            and policy.can_read(
+                v, partition_ref(row.partition_id), OriginKind(row.origin_kind), row.origin_key
+            )
+        ]
+        if len(matches) > 1:
+            raise AmbiguousId(
+                f"{len(matches)} facts visible here start with that id prefix; give more of it"
+            )
+        return matches[0] if matches else None
+
     def get(self, ctx: Context, fact_id: str) -> Fact:
-        """One fact by id; invisible and nonexistent ids both raise NotFound."""
-        return self._visible_row(ctx, fact_id)[2].fact
+        """One fact by id, or by a unique prefix of it among the facts this context may see;
+        invisible and nonexistent ids both raise NotFound."""
+        v, _, opened, _ = self._find(ctx, fact_id)
+        return _shown(v, opened.fact)
 
     def _require_may_forget(self, ctx: Context, v: Viewer, row: FactRow) -> None:
         if not policy.may_forget(v, row.author_key, row.subject_key):
@@ -536,10 +753,15 @@ class Engine:
             raise AccessDenied("not_author", scope=row.scope)
 
     def forget(self, ctx: Context, fact_id: str) -> None:
-        """Delete one fact: by its writer, its subject, or the owner in an owner-private context."""
-        v, row, _ = self._visible_row(ctx, fact_id)
+        """Delete one fact: by its writer, its subject, or the owner in an owner-private context
+        (an expired fact too, until cleanup purges it)."""
+        v, row, opened, archived = self._find(ctx, fact_id, forgetting=True)
         self._require_may_forget(ctx, v, row)
-        self.store.delete_facts([row.id])
+        if archived:
+            self.store.delete_archived_ids([row.id])
+        else:
+            self.store.delete_facts([row.id])
+        self.reembed(opened.dependents)
 
     # -- logs --------------------------------------------------------------------------------------
     def denials(self, ctx: Context, limit: int = 100) -> list[EventRow]:
@@ -566,8 +788,7 @@ class Engine:
     ) -> None:
         """Count uses of a skill (`count` of them, all `ok` or all failed; `at` when last
         used, for imported stats). Skill names are public: no identifiers, no T3."""
-        name = _check_label_text(skill, "skill")
-        guard.check_label(name, "skill")
+        name = guard.check_label(_check_label_text(skill, "skill"), "skill")
         calls = _check_count(count)
         self.store.record_skill(name, bool(ok), self._stat_time(at), calls)
 
@@ -578,9 +799,7 @@ class Engine:
         text = guard.public_text(_check_label_text(trigger, "trigger", 200))
         if isinstance(skills, str) or not skills:
             raise InvalidInput("skills must be a non-empty list of skill names")
-        names = sorted({_check_label_text(s, "skill") for s in skills})
-        for name in names:
-            guard.check_label(name, "skill")
+        names = sorted({guard.check_label(_check_label_text(s, "skill"), "skill") for s in skills})
         seen = _check_count(count)
         self.store.record_pattern(text, ",".join(names), self._stat_time(at), seen)
 
@@ -592,7 +811,8 @@ class Engine:
         return to_ms(min(at if at.tzinfo else at.replace(tzinfo=UTC), self.now()))
 
     def public_stats(self) -> dict[str, Any]:
-        """The T1 store: `{"skill_stats": {...}, "patterns_observed": [...]}`."""
+        """The T1 store: `{"skill_stats": {...}, "patterns_observed": [...]}`. Anything an
+        older version let in that today's guard refuses is left out (`audit` reports it)."""
         return {
             "skill_stats": {
                 s.skill: {
@@ -601,10 +821,13 @@ class Engine:
                     "last_used": _day(s.last_used),
                 }
                 for s in self.store.skill_stats()
+                if guard.public_label_ok(s.skill)
             },
             "patterns_observed": [
                 {"trigger": p.trigger, "skills_used": p.skills.split(","), "count": p.count}
                 for p in self.store.patterns()
+                if guard.public_text_ok(p.trigger)
+                and all(guard.public_label_ok(x) for x in p.skills.split(","))
             ],
         }
 
@@ -616,9 +839,12 @@ class Engine:
             self.require_owner_private(ctx)
         return [line for _, line in self.store.cleanup_log(limit)]
 
-    def rotate_master_key(self, new_key: bytes | str) -> None:
-        """Re-wrap every data key under a new master key; facts are not re-encrypted."""
-        self.keys.rotate(new_key)
+    def rotate_master_key(self, new_key: bytes | str | None = None) -> bytes:
+        """Re-wrap every data key under a new master key (facts are not re-encrypted) and
+        return it. With a key file, the file is replaced and every process reading it follows;
+        with a key given otherwise, no other process may have the database open
+        (DatabaseInUse): they could not learn the new key."""
+        return self.keys.rotate(new_key)
 
 
 def default_rankers(settings: Settings) -> list[Ranker]:
@@ -636,20 +862,48 @@ def default_rankers(settings: Settings) -> list[Ranker]:
     return [BM25()] if embedder is None else [BM25(), Semantic(embedder)]
 
 
-def _indexed(dk: bytes, row: FactRow) -> IndexedFact:
-    """Open a stored row into what recall indexes: the fact plus its keyed metadata."""
-    fact, vector, embedder = open_fact(dk, row)
+def _indexed(opened: Opened, row: FactRow) -> IndexedFact:
+    """What recall indexes: the opened fact plus its keyed metadata."""
     return IndexedFact(
-        fact=fact,
+        fact=opened.fact,
         origin_kind=OriginKind(row.origin_kind),
         origin_key=row.origin_key,
         author_key=row.author_key,
         subject_key=row.subject_key,
         created_ms=row.created_at,
         expires_ms=row.expires_at,
-        vector=vector,
-        embedder=embedder,
+        vector=opened.vector,
+        embedder=opened.embedder,
     )
+
+
+def _seal_all(dk: bytes, items: Sequence[tuple[FactRow, Opened]]) -> list[FactRow]:
+    return [
+        seal_fact(
+            dk,
+            r,
+            o.fact,
+            o.vector,
+            embedder=o.embedder,
+            context=o.context,
+            dependents=o.dependents,
+        )
+        for r, o in items
+    ]
+
+
+def _quiet(fn: Callable[[FactRow], Opened | None], row: FactRow) -> Opened | None:
+    try:
+        return fn(row)
+    except IntegrityError:
+        return None
+
+
+def _shown(v: Viewer, fact: Fact) -> Fact:
+    """The fact as this viewer may see it: without its provenance where policy hides it."""
+    if policy.shows_provenance(v, fact.scope):
+        return fact
+    return replace(fact, author=None, origin=fact.scope.value, community=None)
 
 
 def _day(ms: int) -> str:
@@ -729,24 +983,27 @@ def key_file_path(db: Path, settings: Settings) -> Path:
     return settings.key_file or key_file_for(db)
 
 
-def resolve_master_key(db: Path | None, explicit: bytes | str | None, settings: Settings) -> bytes:
-    """Argument, else environment, else the key file (configured, or beside a SQLite file).
+def master_key_source(
+    db: Path | None, explicit: bytes | str | None, settings: Settings
+) -> tuple[bytes, Path | None]:
+    """The master key and the file it was read from (None when it was given otherwise):
+    argument, else environment, else the key file (configured, or beside a SQLite file).
 
     A brand-new SQLite database gets a fresh key file (0600); an existing one without any key
     is an error rather than a silently different key. A server database needs a given key."""
     if explicit is not None:
-        return parse_master_key(explicit)
+        return parse_master_key(explicit), None
     if settings.master_key is not None:
-        return parse_master_key(settings.master_key.get_secret_value())
+        return parse_master_key(settings.master_key.get_secret_value()), None
     if db is None:
         if settings.key_file is not None:
-            return read_key_file(settings.key_file)
+            return read_key_file(settings.key_file), settings.key_file
         raise MasterKeyMissing(
             "a server database needs CONFIDANTE_MASTER_KEY, CONFIDANTE_KEY_FILE or master_key="
         )
     key_file = key_file_path(db, settings)
     if key_file.exists():
-        return read_key_file(key_file)
+        return read_key_file(key_file), key_file
     if db.exists() and db.stat().st_size > 0:
         raise MasterKeyMissing(
             "this database exists but no master key was given: set CONFIDANTE_MASTER_KEY "
@@ -754,7 +1011,18 @@ def resolve_master_key(db: Path | None, explicit: bytes | str | None, settings: 
         )
     key = new_key()
     write_key_file(key_file, key)
-    return key
+    return key, key_file
 
 
-__all__ = ["Engine", "default_rankers", "key_file_path", "resolve_master_key"]
+def resolve_master_key(db: Path | None, explicit: bytes | str | None, settings: Settings) -> bytes:
+    """The master key `Engine.open` would use (see `master_key_source`)."""
+    return master_key_source(db, explicit, settings)[0]
+
+
+__all__ = [
+    "Engine",
+    "default_rankers",
+    "key_file_path",
+    "master_key_source",
+    "resolve_master_key",
+]

@@ -6,6 +6,8 @@ categories and codes, never a stored value, a refused secret or a raw actor id.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class ConfidanteError(Exception):
     """Root of every error confidante raises on purpose."""
@@ -45,6 +47,18 @@ class EmptyText(InvalidInput):
     code = "empty_text"
 
 
+class AmbiguousId(InvalidInput):
+    """A shortened id matches more than one fact this context may see."""
+
+    code = "ambiguous_id"
+
+
+class InvalidCursor(InvalidInput):
+    """A pagination cursor this API did not return (or one from another query)."""
+
+    code = "invalid_cursor"
+
+
 class AccessDenied(ConfidanteError):
     """The policy refused the operation in this context.
 
@@ -69,6 +83,8 @@ _DENIAL_MESSAGES = {
     "unknown_namespace": "unknown namespace",
     "namespace_required": "this context has no default namespace; name one",
     "not_author": "only the writer, the subject or the owner may forget this fact",
+    "origin_mismatch": "a fact may be rewritten only where it was learned (or in the owner's "
+    "dashboard): text said here would be shown to another audience",
     "local_context_required": "only the owner's own local tools may do this (plaintext files)",
 }
 
@@ -129,6 +145,12 @@ class WrongMasterKey(MasterKeyError):
     code = "wrong_master_key"
 
 
+class KeyFileExposed(MasterKeyError):
+    """A master key file that other users may read (or write) is refused, like ssh does."""
+
+    code = "key_file_permissions"
+
+
 class IntegrityError(ConfidanteError):
     """A ciphertext failed authentication: tampered, moved between rows, or key destroyed."""
 
@@ -145,5 +167,307 @@ class SchemaTooNew(StoreError):
     code = "schema_too_new"
 
 
+class DatabaseInUse(StoreError):
+    """Replacing or re-keying the database needs it to itself: another process has it open."""
+
+    code = "database_in_use"
+    http_status = 409
+
+
+class ConcurrentChange(StoreError):
+    """Another process changed what this write depended on (a partition's key was destroyed,
+    replaced or rotated) too many times in a row; nothing was written. Try again."""
+
+    code = "concurrent_change"
+    http_status = 409
+
+
 class ConfigError(ConfidanteError):
+    """A setting is malformed: the message names the variable and the expected format."""
+
     code = "config_error"
+
+
+class DatabaseMissing(ConfidanteError):
+    """No database where one was expected (a typo in a path must not create a new one)."""
+
+    code = "database_missing"
+    http_status = 404
+
+
+class DatabaseExists(ConfidanteError):
+    """Restoring over an existing database needs an explicit choice to replace it."""
+
+    code = "database_exists"
+    http_status = 409
+
+
+class OwnerMissing(ConfidanteError):
+    """No owner is configured: owner-only flows (the dashboard, local tools) cannot start."""
+
+    code = "owner_missing"
+    http_status = 409
+
+
+# --- the catalogue ----------------------------------------------------------------------------
+# Every code a caller can meet, with its HTTP status, when it happens and an example message.
+# The API's OpenAPI examples and the documentation's error page are generated from it, and a
+# test checks that every code raised anywhere in the package is listed here.
+
+
+class ErrorDoc(tuple[int, str, str]):
+    """(HTTP status, when it happens, an example message)."""
+
+    __slots__ = ()
+
+    @property
+    def status(self) -> int:
+        return self[0]
+
+    @property
+    def when(self) -> str:
+        return self[1]
+
+    @property
+    def example(self) -> str:
+        return self[2]
+
+
+def _doc(status: int, when: str, example: str) -> ErrorDoc:
+    return ErrorDoc((status, when, example))
+
+
+ERROR_CODES: dict[str, ErrorDoc] = {
+    # malformed input (422 unless said)
+    "invalid_input": _doc(
+        422, "a malformed argument or body field", "k: Input should be less than or equal to 1000"
+    ),
+    "invalid_actor": _doc(
+        422,
+        "an actor is not platform:id",
+        "an actor must be of the form platform:id (e.g. discord:1234)",
+    ),
+    "invalid_context": _doc(
+        422, "a context is incomplete or mixes surfaces", "this surface needs guild"
+    ),
+    "empty_text": _doc(422, "the text to remember is empty", "text is empty"),
+    "ambiguous_id": _doc(
+        422,
+        "a shortened id matches several facts this context may see",
+        "2 facts visible here start with that id prefix; give more of it",
+    ),
+    "invalid_cursor": _doc(
+        422,
+        "a pagination cursor that this API did not return, or from another query",
+        "this cursor belongs to another query",
+    ),
+    "agent_key_exists": _doc(
+        422, "an agent key with that name exists", "an agent key with that name exists"
+    ),
+    "embedder_unavailable": _doc(
+        503,
+        "the configured embedder is not installed",
+        "the minilm-int8 embedder needs `pip install 'confidante[minilm]'`",
+    ),
+    "malformed_json": _doc(
+        400,
+        "the body is not JSON",
+        "the body is not valid JSON (send it with Content-Type: application/json)",
+    ),
+    "unsupported_media_type": _doc(
+        415,
+        "a body that is not JSON (e.g. a form upload)",
+        "send the body as JSON with Content-Type: application/json",
+    ),
+    "payload_too_large": _doc(
+        413, "the body is over the server's limit", "the body is over 1048576 bytes"
+    ),
+    # refused by the policy (403)
+    "owner_required": _doc(
+        403,
+        "a non-owner writes owner or global memory, reads the owner's logs, or widens recall",
+        "only the owner may do this",
+    ),
+    "owner_private_context_required": _doc(
+        403,
+        "the owner does so outside an owner-private context",
+        "the owner may do this only in an owner-private context",
+    ),
+    "guild_context_required": _doc(
+        403,
+        "a community write outside a guild or group chat",
+        "community memory needs a guild or group context",
+    ),
+    "forbidden_subject": _doc(
+        403,
+        "writing about someone else (only the owner, in private, may)",
+        "only the owner, in a private context, may write about someone else",
+    ),
+    "unknown_namespace": _doc(403, "a namespace that does not exist", "unknown namespace"),
+    "namespace_required": _doc(
+        403,
+        "a context without a default namespace (general dashboard, background)",
+        "this context has no default namespace; name one",
+    ),
+    "not_author": _doc(
+        403,
+        "forgetting or editing a visible fact you neither wrote nor are the subject of",
+        "only the writer, the subject or the owner may forget this fact",
+    ),
+    "origin_mismatch": _doc(
+        403,
+        "an update from another conversation than the one the fact was learned in (text "
+        "typed in a DM is never republished into a guild; the owner's dashboard may edit)",
+        "a fact may be rewritten only where it was learned (or in the owner's dashboard): "
+        "text said here would be shown to another audience",
+    ),
+    "surface_not_allowed": _doc(
+        403,
+        "an agent key asserts an owner-only surface (owner_dashboard, local, dashboard)",
+        "agent keys may assert only dm, group_dm, guild_text, guild_voice and background contexts",
+    ),
+    "pinned_context_mismatch": _doc(
+        403,
+        "a key pinned to one identity asserts another context",
+        "this agent key is pinned to another context",
+    ),
+    "identity_not_pinned": _doc(
+        403,
+        "/mcp with an agent key that is not pinned to an identity",
+        "MCP needs an agent key pinned to an identity (keys add-agent NAME --as ACTOR --dm ...)",
+    ),
+    "access_denied": _doc(
+        403, "the base of every policy refusal (a subclass code is always given)", "access denied"
+    ),
+    # refused by the privacy guard (422)
+    "private_data_refused": _doc(
+        422,
+        "T3 data (secrets, contact details, government ids, account numbers) in a write",
+        "refused: private data is never stored (email)",
+    ),
+    "identifier_refused": _doc(
+        422,
+        "an identifier in memory every audience reads (global notes, public stats)",
+        "refused: memory every audience can read must not hold identifiers (person_name)",
+    ),
+    # not there, or not for you
+    "not_found": _doc(
+        404,
+        "no fact with that id is visible here (it may not exist at all), or no such route",
+        "no such fact",
+    ),
+    "unauthenticated": _doc(
+        401, "no agent key, an unknown or a revoked one", "a valid agent key is required"
+    ),
+    "method_not_allowed": _doc(
+        405, "a route called with the wrong HTTP method", "method not allowed"
+    ),
+    # set-up and keys
+    "owner_missing": _doc(
+        409,
+        "no owner is configured (the dashboard and local tools need one)",
+        "no owner is configured: run `confidante init --owner platform:id` with your own chat id",
+    ),
+    "database_missing": _doc(
+        404,
+        "no database at the path given (a typo must not create a new one)",
+        "no database at /srv/memory.db: run `confidante init` to create one (or pass --create)",
+    ),
+    "database_exists": _doc(
+        409,
+        "restoring over an existing database without --force",
+        "a database exists at /srv/memory.db: add --force to replace it",
+    ),
+    "database_in_use": _doc(
+        409,
+        "a restore (or a rotation of a key given in the environment) while another process "
+        "has the database open",
+        "another process has this database open (a running `confidante serve`?); stop it first",
+    ),
+    "concurrent_change": _doc(
+        409,
+        "another process kept changing the keys a write depended on; nothing was written",
+        "the partition's key kept changing; try again",
+    ),
+    "key_file_permissions": _doc(
+        500,
+        "the master key file is readable or writable by other users",
+        "the master key file memory.db.key is open to other users (mode 0644); "
+        "make it private: chmod 600",
+    ),
+    "config_error": _doc(
+        400,
+        "a setting is malformed (one line: the variable and the expected format)",
+        "CONFIDANTE_TTL_DAYS_BY_SCOPE: expected scope=days pairs, comma-separated, "
+        "or a JSON object (TOML: a table), e.g. owner=365,user=90",
+    ),
+    "master_key_missing": _doc(
+        500,
+        "no master key where one is needed",
+        "this database exists but no master key was given: "
+        "set CONFIDANTE_MASTER_KEY or restore its key file",
+    ),
+    "invalid_master_key": _doc(
+        500,
+        "a master key that is not 32 bytes (or their base64)",
+        "the master key must be 32 bytes, or their base64",
+    ),
+    "wrong_master_key": _doc(
+        500,
+        "the master key does not open this database or backup",
+        "the master key does not open this database",
+    ),
+    "master_key_error": _doc(500, "the base of the master-key errors", "master key error"),
+    # the store
+    "integrity_error": _doc(
+        500,
+        "a ciphertext failed authentication (tampered, moved, key destroyed)",
+        "ciphertext failed authentication",
+    ),
+    "store_error": _doc(
+        500,
+        "the database cannot be used (not a confidante database, unreachable)",
+        "not a usable confidante database (DatabaseError)",
+    ),
+    "schema_too_new": _doc(
+        500,
+        "the database was written by a newer confidante",
+        "database schema 3 is newer than this confidante (1)",
+    ),
+    "bad_request": _doc(400, "an HTTP request the server cannot read", "bad request"),
+    "forbidden": _doc(403, "an HTTP-level refusal without a more specific code", "forbidden"),
+    "not_acceptable": _doc(406, "an Accept header the API cannot satisfy", "not acceptable"),
+    "too_many_requests": _doc(429, "too many requests from one client", "too many requests"),
+    "http_error": _doc(400, "any other HTTP-level error (the status says which)", "http error"),
+    "internal_error": _doc(
+        500, "an unexpected failure (logged by type; no details are sent)", "internal error"
+    ),
+    "error": _doc(
+        400, "the root of every confidante error (a subclass code is always given)", "error"
+    ),
+}
+"""Every error code, with its HTTP status, when it happens and an example message."""
+
+DENIAL_LOG_CODES: dict[str, str] = {
+    "login_failed": "a wrong dashboard password (counted per minute)",
+    "login_throttled": "a dashboard login refused after too many wrong passwords",
+}
+"""Codes that appear only in the owner's denial log, never as an error."""
+
+
+def error_example(code: str) -> dict[str, dict[str, str]]:
+    """The error body an API caller receives for `code`."""
+    return {"error": {"code": code, "message": ERROR_CODES[code].example}}
+
+
+def describe_validation(errors: list[Any], limit: int = 5) -> str:
+    """`field: problem; ...` for pydantic-style error dicts, without their `input` values
+    (a rejected argument may be a secret): shared by the HTTP API and the MCP tools."""
+    shown = []
+    for e in errors[:limit]:
+        loc = [str(p) for p in e.get("loc", ()) if p not in ("body", "query", "path", "header")]
+        if e.get("type") == "extra_forbidden" and loc:
+            loc[-1] = "(unknown field)"  # the key itself was sent, and may be anything
+        shown.append(f"{'.'.join(loc) or 'request'}: {e.get('msg', 'invalid')}")
+    more = f" (and {len(errors) - limit} more)" if len(errors) > limit else ""
+    return "; ".join(shown) + more if shown else "invalid request"

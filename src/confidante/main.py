@@ -10,16 +10,33 @@ from __future__ import annotations
 
 import logging
 import sys
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from .errors import InvalidContext
-from .memory import Memory
+try:  # typer vendors click from 0.2x on; its exceptions are what the parser raises
+    from typer._click import exceptions as cx
+except ImportError:  # pragma: no cover
+    from click import exceptions as cx  # type: ignore[no-redef]
+
+from ._version import __version__
+from .errors import ConfidanteError, OwnerMissing
 from .model import Context
+from .store.postgres import is_postgres_url
 from .surfaces.cli.agents import flags_given, with_flags
 from .surfaces.cli.app import app
-from .surfaces.cli.flags import DbOpt, build_context, err, errors
+from .surfaces.cli.flags import (
+    CreateOpt,
+    DbOpt,
+    build_context,
+    db_target,
+    err,
+    errors,
+    open_memory,
+    shown_db,
+)
+from .surfaces.cli.setup import NO_OWNER, OwnerOpt, print_setup, set_up
 
 
 def _log_to_stderr() -> None:
@@ -31,6 +48,17 @@ def _log_to_stderr() -> None:
         log.addHandler(handler)
         log.setLevel(logging.INFO)
         log.propagate = False
+
+
+def server_urls(host: str, port: int) -> dict[str, str]:
+    shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
+    base = f"http://[{shown}]:{port}" if ":" in shown else f"http://{shown}:{port}"
+    return {
+        "api": f"{base}/v1",
+        "docs": f"{base}/docs",
+        "dashboard": f"{base}/dashboard",
+        "mcp": f"{base}/mcp",
+    }
 
 
 @app.command()
@@ -45,29 +73,51 @@ def serve(
             " or 7).",
         ),
     ] = None,
+    owner: OwnerOpt = None,
     db: DbOpt = None,
+    create: CreateOpt = False,
 ) -> None:
-    """Serve the HTTP API (/v1), the dashboard (/dashboard) and MCP (/mcp) in one process."""
+    """Serve the HTTP API (/v1, docs at /docs), the dashboard (/dashboard) and MCP (/mcp) in
+    one process. On a fresh machine it first sets up the database, asks for the owner (or
+    takes --owner / CONFIDANTE_OWNER_IDS) and prints a dashboard password and an agent key
+    once. A database named by --db or CONFIDANTE_DB is created only with --create (a typo
+    must not start an empty memory)."""
     import uvicorn
 
-    from .config import ServerSettings
+    from .config import ServerSettings, load_settings, setting_source
     from .server import create_app
     from .services.credentials import password_is_set
 
     with errors(False):
-        mem = Memory.open(db)
+        settings = load_settings()
+        target = db_target(db)
+        fresh = not is_postgres_url(target) and not Path(target).exists()
+        named = db is not None or setting_source("db") != "default"
+        if fresh and named and not create:
+            open_memory(target)  # the database_missing error, with what to run
+        if fresh or owner:
+            print_setup(set_up(target, owner))
+        mem = open_memory(target)
         if not mem.owners:
-            err.print("[yellow]no owner configured[/yellow]: the dashboard refuses every login")
-        elif not password_is_set(mem):
+            mem.close()
+            raise OwnerMissing(NO_OWNER + ", then `confidante serve` again")
+        if not password_is_set(mem):
             err.print("no dashboard password yet: run `confidante dashboard set-password`")
     if cleanup_days is None:
-        cleanup_days = mem.settings.cleanup_interval_days
-    settings = ServerSettings(host=host, port=port, cleanup_days=cleanup_days)
+        cleanup_days = settings.cleanup_interval_days
+    server_settings = ServerSettings(host=host, port=port, cleanup_days=cleanup_days)
     _log_to_stderr()
+    urls = server_urls(host, port)
+    print(f"confidante {__version__}: owner {mem.first_owner()}, database {shown_db(target)}")
+    print(f"  HTTP API   {urls['api']}   (Authorization: Bearer <agent key>)")
+    print(f"  API docs   {urls['docs']}   (ReDoc: /redoc, OpenAPI: /openapi.json)")
+    print(f"  dashboard  {urls['dashboard']}")
+    print(f"  MCP        {urls['mcp']}   (an agent key pinned to an identity)")
+    sys.stdout.flush()
     try:
         # No access log: request lines carry dashboard search terms in their query strings.
         uvicorn.run(
-            create_app(mem, settings),
+            create_app(mem, server_settings),
             host=host,
             port=port,
             proxy_headers=False,
@@ -81,33 +131,69 @@ def serve(
 @with_flags
 def mcp_stdio(flags: dict[str, Any], db: DbOpt = None) -> None:
     """Serve the memory tools over MCP stdio, as the local owner, or as the identity the
-    context flags pin (e.g. --as discord:42 --dm)."""
-    from .surfaces.mcp import run_stdio
+    context flags pin (e.g. --as discord:42 --dm).
 
-    with errors(False):
-        mem = Memory.open(db)
-        if flags_given(flags):
-            ctx = build_context(**flags)
-        else:
-            owner = mem.first_owner()
-            if owner is None:
-                mem.close()
-                raise InvalidContext(
-                    "no owner is configured: set CONFIDANTE_OWNER_IDS, or pin an identity "
-                    "with --as ACTOR and a surface flag"
-                )
-            ctx = Context.local(owner)
+    MCP clients start this with a bare environment: when the database is missing or has no
+    owner, the server still starts and every tool answers with what to run, instead of the
+    client seeing only a closed connection."""
+    from .surfaces.mcp import run_stdio, run_unavailable
+
+    try:
+        with errors(False):
+            ctx = build_context(**flags) if flags_given(flags) else None
+        mem = open_memory(db)
+    except ConfidanteError as e:
+        run_unavailable(f"{e.code}: {e.message}")
+        return
+    if ctx is None:
+        owner = mem.first_owner()
+        if owner is None:
+            mem.close()
+            run_unavailable(f"owner_missing: {NO_OWNER} (or pin an identity: --as ACTOR --dm)")
+            return
+        ctx = Context.local(owner)
     try:
         run_stdio(mem, ctx)
     finally:
         mem.close()
 
 
+def usage_message(e: cx.UsageError) -> str:
+    """Click's usage errors quote what was typed ("'sk_live_...' is not a valid integer");
+    this names only the parameter, which is ours."""
+    if isinstance(e, cx.MissingParameter):
+        return e.format_message()
+    if isinstance(e, cx.BadParameter):
+        param = e.param
+        names = "/".join(getattr(param, "opts", None) or ()) or getattr(param, "name", None)
+        return f"invalid value for {names or 'an argument'}"
+    if isinstance(e, cx.NoSuchOption):
+        return "no such option"
+    return "malformed command line"
+
+
 def main() -> None:
     try:
-        app()
-    except KeyboardInterrupt:  # pragma: no cover
+        # Not standalone, so usage errors reach us; an Exit comes back as its code.
+        # one program name however it is started (`python -m confidante` too): completion
+        # scripts and help text name the command a user types
+        code = app(prog_name="confidante", standalone_mode=False)
+        if isinstance(code, int) and code:
+            sys.exit(code)
+    except cx.NoArgsIsHelpError as e:
+        e.show()
+        sys.exit(e.exit_code)
+    except cx.UsageError as e:
+        command = e.ctx.command_path if e.ctx is not None else "confidante"
+        print(f"error: {usage_message(e)} (see `{command} --help`)", file=sys.stderr)
+        sys.exit(2)
+    except typer.Exit as e:
+        sys.exit(e.exit_code)
+    except (typer.Abort, KeyboardInterrupt):  # pragma: no cover
         sys.exit(130)
+    except cx.ClickException as e:  # pragma: no cover - other click errors carry no input
+        e.show()
+        sys.exit(e.exit_code)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from .engine import Engine
-from .model import Context
-from .services import audit, lifecycle, prompt
+from .model import Context, Scope
+from .services import audit, lifecycle, paging, prompt
+from .services.paging import HitPage, Page
 
 
 class Memory(Engine):
@@ -35,6 +36,18 @@ class Memory(Engine):
         """Erase a community's memory and destroy its key (the owner, in private)."""
         return lifecycle.forget_guild(self, ctx, guild)
 
+    def complete_erasure(self) -> dict[str, int]:
+        """Where the engine keeps old row versions (PostgreSQL), make what was erased so far
+        unrecoverable with the current master key: re-key every partition that had something
+        erased, then rotate the master key (it must come from a key file; otherwise the
+        erasure is reported pending). Nothing to do on SQLite, which erases physically."""
+        return lifecycle.finish_erasure(self)
+
+    def erasure_pending(self) -> int:
+        """Partitions whose erased data a copy of the files could still give up (PostgreSQL,
+        until `complete_erasure`); always 0 on SQLite."""
+        return lifecycle.erasure_pending(self)
+
     def backup(self, dest: str | os.PathLike[str]) -> Path:
         """A consistent online copy of the database, still encrypted (SQLite)."""
         return lifecycle.backup(self, Path(dest))
@@ -42,6 +55,59 @@ class Memory(Engine):
     def audit(self) -> dict[str, Any]:
         """The privacy checklist over the whole store; `{"ok": bool, "findings": [...]}`."""
         return audit.audit(self)
+
+    def list_page(
+        self,
+        ctx: Context,
+        *,
+        limit: int = 50,
+        cursor: str | None = None,
+        scope: Scope | str | None = None,
+        subject: str | None = None,
+        community: str | None = None,
+        offset: int = 0,
+    ) -> Page:
+        """A page of what `ctx` may see, newest first, with the true total and a cursor for
+        the next page; optionally one scope, one person or one community."""
+        return paging.list_page(
+            self,
+            ctx,
+            limit=limit,
+            cursor=cursor,
+            scope=scope,
+            subject=subject,
+            community=community,
+            offset=offset,
+        )
+
+    def search_page(
+        self,
+        ctx: Context,
+        query: str,
+        *,
+        limit: int = 10,
+        cursor: str | None = None,
+        scope: Scope | str | None = None,
+        count: bool = False,
+        start: int = 0,
+        subject: str | None = None,
+        community: str | None = None,
+        **recall: Any,
+    ) -> HitPage:
+        """A page of `recall(ctx, query)`, best first, with a cursor for the next page."""
+        return paging.search_page(
+            self,
+            ctx,
+            query,
+            limit=limit,
+            cursor=cursor,
+            scope=scope,
+            count=count,
+            start=start,
+            subject=subject,
+            community=community,
+            **recall,
+        )
 
     def prompt_context(
         self, ctx: Context, query: str, max_tokens: int = 800, *, history: bool = False

@@ -113,6 +113,15 @@ def origin_domain(kind: OriginKind) -> str | None:
     return None
 
 
+def keyed_origin(
+    ctx: Context, owners: Collection[str], key: KeyFn
+) -> tuple[OriginKind, str | None]:
+    """`origin_of`, with the id keyed as the store holds it."""
+    kind, raw = origin_of(ctx, owners)
+    domain = origin_domain(kind)
+    return kind, key(domain, raw) if domain and raw else None
+
+
 # --- the viewer: a context seen through the key function -------------------------------
 
 _NAMED_ACTOR = re.compile(r"(?<![\w/])([a-z][a-z0-9_.-]{0,31}:[\w.-]{1,64})")
@@ -142,6 +151,13 @@ class Viewer:
     session_key: str | None
     relevant_keys: frozenset[str]  # actor, participants, and people the query names
     owner_keys: frozenset[str]  # the owner's own user partitions
+
+
+def shows_provenance(v: Viewer, scope: Scope) -> bool:
+    """Whether a fact is shown with who wrote it and where (`author`, `origin`, `community`).
+    Global memory is read by every audience and written by the owner: outside the owner's
+    private contexts its facts come without the owner's actor id or the conversation."""
+    return scope is not Scope.GLOBAL or v.owner_private
 
 
 def viewer(ctx: Context, owners: Collection[str], key: KeyFn, *, query: str = "") -> Viewer:
@@ -334,7 +350,10 @@ def resolve_write(ctx: Context, owners: Collection[str], namespace: str | None) 
             raise AccessDenied("forbidden_subject", scope="user")
         return WriteTarget(Scope.USER, subject=ctx.actor)
     if ns.startswith("user:"):
-        subject = normalize_actor(str(namespace).strip()[len("user:") :])
+        # The id is taken exactly as written after "user:": trailing or disguised spaces
+        # are refused (InvalidActor), never trimmed into someone else's id.
+        raw = str(namespace)
+        subject = normalize_actor(raw[raw.lower().index("user:") + len("user:") :])
         if (subject == ctx.actor and not nobody) or owner_private:
             return WriteTarget(Scope.USER, subject=subject)
         raise AccessDenied("forbidden_subject", scope="user")
@@ -386,6 +405,24 @@ def forget_subject_denial(ctx: Context, owners: Collection[str], actor: str) -> 
     return "owner_private_context_required" if is_owner(ctx.actor, owners) else "forbidden_subject"
 
 
+def rewrite_denial(
+    v: Viewer,
+    here: tuple[OriginKind, str | None],
+    learned: tuple[OriginKind, str | None],
+) -> str | None:
+    """Rewriting a fact shows the new text to the fact's audience, which is decided by where
+    the fact was learned. So a rewrite must come from that same conversation (`here` is the
+    keyed origin of the rewriting context, `learned` the fact's): text typed in a DM is never
+    republished into a guild, nor a guild's words into someone's DM. The one exception is the
+    owner's explicit dashboard flow, where the owner edits with the fact's audience in view.
+    Returns the denial code, or None when allowed."""
+    if here == learned:
+        return None
+    if v.surface is Surface.OWNER_DASHBOARD and v.owner_private:
+        return None
+    return "origin_mismatch"
+
+
 def backdate_denial(ctx: Context, authority: Context | None, owners: Collection[str]) -> str | None:
     """Writing history with its original dates (an import, a bulk history load) is the
     owner's, in private: the writing context itself, or the `authority` context vouching
@@ -431,6 +468,7 @@ __all__ = [
     "guild_partition",
     "is_owner",
     "is_owner_private",
+    "keyed_origin",
     "may_forget",
     "origin_domain",
     "origin_of",
@@ -438,6 +476,7 @@ __all__ = [
     "parse_actor",
     "recall_pool",
     "resolve_write",
+    "rewrite_denial",
     "session_partition",
     "user_partition",
     "viewer",

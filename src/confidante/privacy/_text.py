@@ -6,7 +6,10 @@ import re
 
 FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|me|my|mine|we|we're|our|us)\b", re.I)
 # Verbs that tie a value to its noun: "is", "=", ":", and a few other languages' copulas.
-COPULA = r"(?:\s*(?:is|was|are|=|:|:=|->|=>|'s|\u2019s|é|ist|est|es)\s*|\s*:\s*|\s+is\s+now\s+)"
+COPULA = (
+    r"(?:\s*(?:(?:is|was|are|ist|est|es|é|è|lautet)\b|=|:|:=|->|=>|'s\b|\u2019s\b)\s*"
+    r"|\s*:\s*|\s+is\s+now\s+)"
+)
 # Words a "value" slot often holds in ordinary talk ("my password is too long",
 # "my login is broken"): never a secret or a handle.
 NOT_A_VALUE = frozenset(
@@ -20,8 +23,20 @@ NOT_A_VALUE = frozenset(
     simple complicated forgotten lost known shared public private personal default
     field box page form prompt screen manager link optional good bad fine ok okay great
     awful terrible gone down up dead deleted banned suspended blocked verified linked
-    created disabled enabled active inactive open closed full ready done available""".split()
+    created disabled enabled active inactive open closed full ready done available
+    way pretty quite rather super totally kinda sorta extremely insanely ridiculously
+    impossible terribly awfully far much more less""".split()
 )
+_DIGIT = re.compile(r"\d")
+
+
+def enough_digits(text: str, n: int) -> bool:
+    """Whether ``text`` holds at least ``n`` digits: the cheap test before a detector whose
+    every pattern needs that many (most chat turns have none)."""
+    first = _DIGIT.search(text)
+    return first is not None and (n <= 1 or len(_DIGIT.findall(text, first.start())) >= n)
+
+
 TRAILING_PUNCT = ".,;:)]}?\"'\u201d\u2019"
 
 

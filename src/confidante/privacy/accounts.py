@@ -8,10 +8,15 @@ from collections.abc import Iterator
 
 from stdnum import iban, luhn
 from stdnum.br import cpf
+from stdnum.cn import ric
 from stdnum.es import dni, nie
+from stdnum.fr import nir
+from stdnum.it import codicefiscale
+from stdnum.mx import curp
 from stdnum.us import ssn
 
-from ._text import COPULA
+from . import cues
+from ._text import COPULA, enough_digits
 from .findings import Finding
 
 # An id: one alphanumeric token with 4+ digits, or digit groups with an optional letter
@@ -60,8 +65,40 @@ _NINO = re.compile(
 _CPF = re.compile(r"(?<![\d.])\d{3}\.\d{3}\.\d{3}-\d{2}(?!\d)")
 _DNI_NIE = re.compile(r"(?<![\w-])(?:\d{8}|[XYZ]\d{7})-?[A-Z](?![\w-])")
 _CARD = re.compile(r"(?<![\w.-])\d(?:[ -]?\d){12,18}(?![\w-]|\.\d)")
-_IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?:\s?[A-Z0-9]){10,32}")
-_CARD_CUE = re.compile(r"(?:card|visa|mastercard|amex|discover|credit|debit)[^.]{0,25}$", re.I)
+# Upper or lower case, grouped by spaces, dashes or dots: iban.is_valid decides.
+_IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[\s.-]?[A-Za-z0-9]){10,32}")
+_CARD_CUE = re.compile(
+    rf"(?:card|visa|mastercard|amex|discover|credit|debit|{cues.CARD_CUES})[^.]{{0,25}}$", re.I
+)
+_IBAN_CUED = re.compile(
+    r"(?i:\b(?:iban|rib|kontonummer|konto|cuenta|compte|conto|conta|账户|账号))\W{0,6}"
+    r"(?P<id>[A-Za-z]{2}\d{2}(?:[\s-]?[A-Za-z0-9]{2,4}){3,8})(?![A-Za-z0-9])"
+)
+_ORDER_CUE = re.compile(
+    r"(?:order|tracking|invoice|receipt|ticket|booking|ref(?:erence)?|shipment|parcel|isbn|ean|"
+    r"bestell\w*|sendung\w*|rechnung\w*|commande|facture|colis|pedido|factura|env[íi]o|"
+    r"订单号?|单号|快递|运单|发票|编号)[\s#:.]{0,4}(?:number|no\.?|nr\.?|id|num|nummer|n[°º])?"
+    r"[\s#:.]{0,3}(?:是|为)?\s*$",
+    re.I,
+)
+# Checksummed national ids that need no cue: PRC resident ids (18 characters, the last a
+# check digit or X), French NIR, Mexican CURP, Italian codice fiscale.
+_RIC = re.compile(r"(?<![\w-])\d{6}(?:19|20)\d{2}[01]\d[0-3]\d\d{3}[\dXx](?![\w-])")
+_NIR = re.compile(
+    r"(?<![\w-])[12]\s?\d{2}\s?[01]\d\s?(?:\d{2}|2[AB])\s?\d{3}\s?\d{3}(?:\s?\d{2})?(?![\w-])"
+)
+_CURP = re.compile(r"(?<![\w-])[A-Z]{4}\d{6}[HM][A-Z]{5}[A-Z\d]\d(?![\w-])")
+_CODICE_FISCALE = re.compile(r"(?<![\w-])[A-Z]{6}\d{2}[A-Z]\d{2}[A-Z]\d{3}[A-Z](?![\w-])")
+# A cue in another language, then an id-like token: "身份证号是...", "Reisepassnummer: ...".
+_INTL_GOV_CUED = re.compile(
+    rf"(?i:{cues.GOV_ID_CUES})(?:\s*(?:[:=]|是|为|為|ist|lautet|est|es|é|n[°ºo]\.?|nr\.?)\s*|\s+)"
+    r"(?P<id>[A-Z]{0,3}\s?\d[\dA-Z\s./-]{3,24}[\dA-Z])"
+)
+# A card or account cue in another language, then a long number: "卡号 6222...", "cuenta ...".
+_INTL_FIN_CUED = re.compile(
+    rf"(?i:{cues.CARD_CUES})(?:\s*(?:[:=]|是|为|為|ist|lautet|est|es|é|n[°ºo]\.?|nr\.?)\s*|\s+)"
+    r"(?P<id>\d[\d\s-]{10,30}\d)"
+)
 
 
 def _digits(value: str) -> str:
@@ -82,6 +119,8 @@ def _card_prefix_ok(number: str) -> bool:
 
 
 def find_gov_ids(text: str) -> Iterator[Finding]:
+    if not enough_digits(text, 4):  # every id format here has at least four digits
+        return
     for m in _GOV_CUED.finditer(text):
         value = m.group("id").rstrip(" .-/")
         if sum(ch.isdigit() for ch in value) >= 4 and len(value.replace(" ", "")) >= 6:
@@ -97,19 +136,50 @@ def find_gov_ids(text: str) -> Iterator[Finding]:
     for m in _DNI_NIE.finditer(text):
         if dni.is_valid(m.group()) or nie.is_valid(m.group()):
             yield Finding("gov_id", m.start(), m.end())
+    for pattern, validator in _CHECKSUMMED:
+        for m in pattern.finditer(text):
+            if validator(m.group()):
+                yield Finding("gov_id", m.start(), m.end())
+    for m in _INTL_GOV_CUED.finditer(text):
+        value = m.group("id").rstrip(" .-/")
+        if sum(ch.isdigit() for ch in value) >= 6:
+            yield Finding("gov_id", m.start("id"), m.start("id") + len(value))
+
+
+_CHECKSUMMED = (
+    (_RIC, ric.is_valid),
+    (_NIR, nir.is_valid),
+    (_CURP, curp.is_valid),
+    (_CODICE_FISCALE, codicefiscale.is_valid),
+)
 
 
 def find_financial(text: str) -> Iterator[Finding]:
+    if not enough_digits(text, 6):  # accounts, cards and IBANs all have six digits or more
+        return
+    for m in _IBAN_CUED.finditer(text):  # named an IBAN: a wrong check digit is still one
+        yield Finding("financial_account", m.start("id"), m.end("id"))
+    for m in _INTL_FIN_CUED.finditer(text):
+        value = m.group("id")
+        if len(_digits(value)) >= 12:
+            yield Finding("financial_account", m.start("id"), m.end("id"))
     for m in _FIN_CUED.finditer(text):
         value = m.group("id").rstrip(" -")
         if len(_digits(value)) >= 6:
             yield Finding("financial_account", m.start("id"), m.start("id") + len(value))
     for m in _CARD.finditer(text):
         number = _digits(m.group())
-        if not (luhn.is_valid(number) and _card_prefix_ok(number)):
+        before = text[max(0, m.start() - 40) : m.start()]
+        carded = _CARD_CUE.search(before) is not None
+        if _ORDER_CUE.search(before) and not carded:
+            continue  # "order 4111...": an order, tracking or invoice number
+        checksum = luhn.is_valid(number) and _card_prefix_ok(number)
+        # UnionPay numbers (62...) need not pass Luhn: 16 to 19 of them after a card word.
+        unionpay = carded and number.startswith("62") and 16 <= len(number) <= 19
+        if not (checksum or unionpay):
             continue
         # 13 digits is also an EAN barcode; ask for a card word then.
-        if len(number) >= 14 or _CARD_CUE.search(text[: m.start()]):
+        if len(number) >= 14 or carded:
             yield Finding("financial_account", m.start(), m.end())
     for m in _IBAN.finditer(text):
         end = _iban_end(m.group())

@@ -12,12 +12,15 @@ STREET_TYPES = (
     r"Street|St|Avenue|Ave|Av|Road|Rd|Lane|Ln|Drive|Dr|Boulevard|Blvd|Way|Court|Ct|Place|Pl|"
     r"Terrace|Terr|Crescent|Cres|Close|Parkway|Pkwy|Highway|Hwy|Square|Sq|Circle|Cir|Trail|"
     r"Row|Mews|Gardens|Grove|Walk|Alley|Wharf|Embankment|Broadway|Hill|Rise|Parade|Esplanade|"
-    r"Expressway|Freeway|Turnpike|Pike|Loop|Plaza|Green|Vale|View|Park|Gate|Passage|Quay"
+    r"Expressway|Freeway|Turnpike|Pike|Loop|Plaza|Green|Vale|View|Park|Gate|Passage|Quay|"
+    # more of the USPS suffixes people write
+    r"Ridge|Trace|Landing|Manor|Meadows?|Glen|Hollow|Crossing|Xing|Point|Pt|Heights|Hts|"
+    r"Commons|Estates|Knoll|Summit|Cove|Bend|Path|Ter|Trl|Pkway"
 )
 # Lower case allowed only where the word has no English sense ("17 rue Oberkampf", but
 # never "sent 3 via Slack").
 ROMANCE_STREETS = (
-    r"(?i:rue|chemin|impasse|all[ée]e|quai|viale|piazza|corso|vicolo|calle|avenida|paseo|"
+    r"(?i:rue|chemin|impasse|all[ée]e|quai|boulevard|viale|piazza|corso|vicolo|calle|avenida|paseo|"
     r"carrer|rua|travessa|pra[çc]a|carretera|strada|calea|ulica|ul\.)"
     r"|Avenue|Boulevard|Bd|Place|Via|Largo|Plaza|Av\."
 )
@@ -61,6 +64,109 @@ _CUED = re.compile(
     re.I,
 )
 _STREET_WORD = re.compile(rf"\b(?:{STREET_TYPES}|{ROMANCE_STREETS})\b", re.I)
+
+# Street word first, house number last, as in most of Europe and Latin America:
+# "Calle de Alcalá, 45", "Avenida Paulista, 1578", "Rua das Flores nº 123", "Via Roma 10".
+# Lower case only where the word has no English sense.
+_EU_STREET = (
+    r"(?i:calle|c/|avenida|avda\.?|paseo|carrera|carretera|ctra\.|camino|ronda|traves[ií]a"
+    r"|rambla|glorieta|rua|travessa|estrada|rodovia|pra[çc]a|viale|piazza|piazzale|corso|vicolo"
+    r"|rue|chemin|impasse|all[ée]e|quai|boulevard|bd\.|ulica|ul\.|calea|bulevardul|jalan|jl\.)"
+    r"|Av\.?|Via|Avenue|Place|Plaza|Largo|Alameda|Strada|Cours|Route|Pl\.|Jir[óo]n"
+    r"|Jr\.(?=\s+(?:de|del)\b)"
+)
+_PARTICLE = (
+    r"(?:de|del|de\s+la|de\s+los|de\s+las|la|las|los|el|da|das|do|dos|di|della|du|des|d['\u2019])"
+)
+# Capitals of Latin-1 and Latin Extended-A ("Świat", "Łódź"; the range holds small letters too)
+_CAPS = "A-ZÀ-ÖØ-Þ\u0100-\u017f"
+# A street name may start with a date: "Avenida 9 de Julio", "Calle 5 de Mayo".
+_EU_NAME = rf"(?:[{_CAPS}][\w'\u2019.-]*|{_PARTICLE}|\d{{1,2}}(?=\s+de\s))"
+_EU_NUMBER = (
+    r"(?:n[ºo°]\.?\s*|no\.\s*|num\.\s*|#\s*)?\d{1,4}[A-Za-z]?(?:\s?[-/]\s?\d{1,5}[A-Za-z]?)?"
+)
+_EU_TAIL = (
+    r"(?:,?\s*(?:\d{1,2}\s?[ºª°]\s?[A-Za-z]?|piso\s+\d+|apto\.?\s*\d+|apt\.?\s*\d+|bajo|"
+    r"dcha\.?|izq(?:da)?\.?|esc\.?\s*\w+|Stock\s+\d+|étage\s+\d+|\d+(?:er|e|ème)\s+étage))*"
+    r"(?:\s*[-,]\s*[A-ZÀ-Þ][\w'\u2019-]*(?:\s[A-ZÀ-Þ][\w'\u2019-]*){0,2})?"
+    r"(?:,?\s*(?:[A-Z]{1,2}-)?\d{4,5}(?:-\d{3})?(?:\s+[A-ZÀ-Þ][\w'\u2019-]*){0,3})?"
+)
+_EUROPEAN = re.compile(
+    rf"(?<![\w-])(?:{_EU_STREET})\s+(?:{_EU_NAME}\s+){{0,4}}{_EU_NAME},?\s*{_EU_NUMBER}\b{_EU_TAIL}"
+)
+# Colombia and neighbours: "Calle 50 # 45-30", "Carrera 7 No. 71-21", "Cra 15 #88-64".
+_GRID = re.compile(
+    r"(?<![\w-])(?i:calle|cll?\.?|carrera|cra\.?|kra\.?|avenida|av\.?|transversal|tv\.?"
+    r"|diagonal|dg\.?)\s*\d{1,3}\s?[A-Za-z]?(?:\s+(?i:bis|sur|norte|este|oeste))?\s*"
+    r"(?:#|(?i:no\.?|n[ºo°]\.?))\s*\d{1,3}\s?[A-Za-z]?\s*-\s*\d{1,3}"
+)
+# US military mail: "PSC 1234, Box 5678, APO AE 09876", "Unit 2050 Box 4190", "FPO AP 96620".
+_MILITARY = re.compile(
+    r"\b(?:(?:PSC|CMR|UMR|Unit)\s+\d{3,5},?\s+Box\s+\d{1,5}(?:,?\s+(?:APO|FPO|DPO)\s+"
+    r"(?:AE|AP|AA)(?:\s+\d{5}(?:-\d{4})?)?)?"
+    r"|(?:APO|FPO|DPO)\s+(?:AE|AP|AA)(?:\s+\d{5}(?:-\d{4})?)?)\b"
+)
+# A postal line (US "City, ST 12345", UK or Canadian postcode, European "28013 Madrid") after
+# a line or comma-separated part that starts with a house number, a unit or a box: the parts
+# of a multi-line address ("Suite 200 / Mountain View, CA 94043 / USA").
+_POSTAL_LINE = re.compile(
+    r"[A-Z][\w.'\u2019-]*(?:\s+[A-Z][\w.'\u2019-]*){0,3},?\s+[A-Z]{2}\s+\d{5}(?:-\d{4})?\b"
+    r"|\b[A-Z]{1,2}\d[A-Z\d]?\s?\d[ABD-HJLNP-UW-Z]{2}\b"
+    r"|\b[ABCEGHJ-NPRSTVXY]\d[A-Z]\s?\d[A-Z]\d\b"
+    r"|(?<![\w-])(?:[A-Z]{1,2}-)?\d{4,5}(?:-\d{3})?[ \t]+[A-ZÀ-Þ][\w'\u2019-]+"
+    r"(?:[ \t]+[A-ZÀ-Þ][\w'\u2019-]+)?"
+)
+_ADDRESS_PART = re.compile(
+    r"(?:^|[\n,;:]|\bto\b|\bat\b)\s*(?P<part>(?:\d{1,6}[A-Za-z]?(?:[-/]\d{1,5})?\s+[A-Za-zÀ-ÿ]"
+    r"|(?i:suite|ste\.?|unit|apt\.?|apartment|flat|floor|room|bldg\.?|building|p\.?\s?o\.?\s*box|"
+    r"c/o)\s*#?\s*\w"
+    # a named street with no number, then the town ("Church Lane, Little Snoring, NR21 0JF")
+    rf"|[A-Z][\w'\u2019-]*(?:\s+[A-Z][\w'\u2019-]*){{0,2}}\s+(?:{STREET_TYPES})\b)"
+    r"[^\n;]{0,80})$"
+)
+# Chinese: road, number and 号, then building, unit and room; or an estate's building and room.
+_ZH_ADDRESS = re.compile(
+    r"(?:[\u4e00-\u9fff]{1,8}?(?:省|自治区|特别行政区|市|区|县|旗|镇|乡|街道)\s*)*"
+    r"[\u4e00-\u9fff\w]{1,12}?(?:路|街|大街|大道|道|巷|弄|胡同|里)"
+    r"(?:\s*[一二三四五六七八九十\d]{1,3}\s*段)?\s*\d{1,5}\s*(?:号|號)"
+    r"(?:\s*[\u4e00-\u9fff]{0,10}?\s*\d{1,5}\s*(?:号楼|号院|栋|幢|楼|座|单元|层|室|号|房))*"
+    r"|[\u4e00-\u9fff]{1,10}(?:小区|花园|公寓|大厦|家园|新村|苑|村)\s*\d{1,4}\s*(?:栋|幢|号楼|座)"
+    r"(?:\s*\d{1,3}\s*单元)?(?:\s*\d{1,5}\s*(?:室|号|房))?"
+    r"|\d{1,2}\s*丁目\s*\d{1,4}\s*(?:番地?|-)\s*\d{1,4}\s*号?"
+)
+_CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+# A European postal code and town after a street name and house number with no street word:
+# "Unter den Linden 77, 10117 Berlin", "Drottninggatan 5, 111 51 Stockholm".
+_EU_POSTAL = re.compile(
+    r"(?<![\w-])(?:\d{5}|\d{4}\s?[A-Z]{2}|\d{3}\s\d{2}|\d{2}-\d{3}|\d{4}-\d{3})"
+    r"[ \t]+[A-ZÀ-Þ][\w'\u2019-]+"
+)
+_EU_PART = re.compile(
+    r"(?:^|[\n;:]|\b(?:an|in|at|to|en|au|à|a|na|no|is)\b)\s*"
+    r"(?P<part>[A-ZÀ-Þ][\w.'\u2019-]*(?:\s+[\w.'\u2019-]+){0,4}\s+\d{1,4}\s?[a-zA-Z]?)\s*,\s*$"
+)
+_NOT_A_STREET = frozenset(
+    """Wir Ich Es Das Die Der Er Sie We I It The They He She You Nous Je Il Elle On Les Le La
+    Nosotros Yo El Ellos Los Las Noi Io Lui Lei Eu Ele Ela Page Seite Chapter Kapitel Room
+    Version Level Round Game Team Top Day Week""".split()
+)
+# French number-first with a lower-case street word, told from English by the particle and
+# capital after it: "au 5 avenue des Champs-Élysées", "3 place du Marché".
+_FRENCH = re.compile(
+    r"(?<![\w,.-])\d{1,4}\s*(?:bis|ter)?,?\s+(?i:avenue|place|cours|route|rue|chemin|all[ée]e"
+    r"|impasse|quai|boulevard|square|passage|sentier)\s+(?:(?:de\s+la|de|du|des|d['\u2019])\s*)?"
+    r"[A-ZÀ-Þ][\w'\u2019-]*(?:\s+[A-ZÀ-Þ][\w'\u2019-]*){0,3}"
+)
+# German street names in two words: "Berliner Allee 45a", "Am Markt 3", "An der Alster 12".
+_GERMAN_WORDS = (
+    r"Stra(?:ss|ß)e|Str\.|Weg|Allee|Platz|Gasse|Ring|Damm|Ufer|Chaussee|Markt|Steig|Pfad|Kai"
+    r"|Graben|Hof|Berg"
+)
+_GERMAN_TWO_WORDS = re.compile(
+    r"(?<![\w-])(?:(?:Am|Im|An\s+der|An\s+den|Auf\s+der|Auf\s+dem|In\s+der|Unter\s+den|Zum|Zur|"
+    r"Alte|Alter|Neue|Neuer|Hohe|Lange|Obere|Untere|[A-ZÄÖÜ][a-zäöüß]+er)\s+)"
+    rf"(?:{_GERMAN_WORDS})\s+\d{{1,4}}\s?[a-z]?\b"
+)
 _CUED_STOP = re.compile(r"\s+(?:in|on|for|and|but|when|if|with|last|next|this|every|since)\b.*")
 
 
@@ -71,6 +177,20 @@ def find(text: str) -> Iterator[Finding]:
     for pattern in (_ENGLISH, _ROMANCE, _GERMANIC, _PO_BOX):
         for m in pattern.finditer(text):
             yield Finding("street_address", m.start(), m.end())
+    for pattern in (_EUROPEAN, _GRID, _MILITARY, _FRENCH, _GERMAN_TWO_WORDS):
+        for m in pattern.finditer(text):
+            yield Finding("street_address", m.start(), m.end())
+    if _CJK.search(text):
+        for m in _ZH_ADDRESS.finditer(text):
+            yield Finding("street_address", m.start(), m.end())
+    for m in _EU_POSTAL.finditer(text):
+        part = _EU_PART.search(text, max(0, m.start() - 80), m.start())
+        if part is not None and part.group("part").split()[0] not in _NOT_A_STREET:
+            yield Finding("street_address", part.start("part"), m.end())
+    for m in _POSTAL_LINE.finditer(text):
+        part = _ADDRESS_PART.search(text, max(0, m.start() - 140), m.start())
+        if part is not None:
+            yield Finding("street_address", part.start("part"), m.end())
     for m in _CUED.finditer(text):
         addr = _CUED_STOP.sub("", m.group("addr"))
         # "moved to 3 different cities" is not an address; a name or street word must follow.

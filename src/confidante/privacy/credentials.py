@@ -42,6 +42,7 @@ from detect_secrets.plugins.stripe import StripeDetector
 from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
 from detect_secrets.plugins.twilio import TwilioKeyDetector
 
+from . import cues
 from ._text import COPULA, NOT_A_VALUE, token_end, trim_value
 from .findings import Finding
 
@@ -213,7 +214,8 @@ def _plausible(value: str, noun: str) -> bool:
     noun = noun.strip()
     if _PIN_NOUNS.match(noun):
         return sum(ch.isdigit() for ch in value) >= 3
-    if value.lower().strip(".,!?") in NOT_A_VALUE:
+    word = value.lower().strip(".,!?")
+    if word in NOT_A_VALUE or word in cues.NOT_A_SECRET_EU:
         return False
     if _LOOSE_NOUNS.search(noun):
         return _generated_looking(value)
@@ -281,20 +283,62 @@ def _token_spans(text: str, values: Iterable[str]) -> set[tuple[int, int]]:
     return spans
 
 
+# Cheap tests that decide which groups of patterns can match at all: every provider token
+# is one run of 16+ characters without spaces; every conversational form names a secret.
+_LONG_RUN = re.compile(r"[^\s]{16,}")
+_SECRET_HINT = re.compile(
+    r"\b(?:pass(?:word|wd|phrase|code)?s?|pwd|pw|pin|code|combo|combination|\w*keys?|secrets?|"
+    r"\w*tokens?|creds?|credentials|login|log(?:ged|ging)?[\s-]?[io]n|account|seed|recovery|"
+    r"mnemonic|backup|contrase[ñn]as?|kennwort|passwort|bearer|auth\w*|api\w*)\b",
+    re.I,
+)
+# Stems of the cue words in other languages (and Chinese characters for secrets).
+_INTL_HINT = re.compile(
+    r"\b(?:pass|kennw|mots?\s+de\s+passe|mdp|contras|clave|c[oó]digo|code|pin|nip|senha|"
+    r"chiave|chave|cl[eé]|schl[üu]ssel|zugang|geheim|sicherheit|digicode|identifiants|llave|"
+    r"parola|t[üu]rcode|passwort|m?tan\b|best[äa]tigungscode)"
+    r"|密|口令|钥|鑰|助记|助記|验证|驗證|动态码|校验码|令牌|パスワード|暗証|비밀|암호",
+    re.I,
+)
+
+
+# Substrings at least one of which every conversational form holds: a C-speed test on the
+# lower-cased text before any regex runs (most chat turns hold none).
+_EN_STEMS = (
+    "pass", "pw", "pin", "code", "combo", "combination", "key", "secret", "token", "cred",
+    "login", "log in", "log-in", "logged", "logon", "account", "seed", "recovery", "mnemonic",
+    "backup", "contras", "kennwort", "passwort", "bearer", "auth", "api",
+)  # fmt: skip
+_INTL_STEMS = (
+    "pass", "kennw", "mdp", "contras", "clave", "digo", "code", "pin", "nip", "senha", "chiave",
+    "chave", "cl\u00e9", "cle", "schl", "zugang", "geheim", "sicherheit", "identifiants",
+    "llave", "parola", "tan", "best", "密", "口令", "钥", "鑰", "助记", "助記", "验证", "驗證",
+    "动态码", "校验码", "令牌", "パスワード", "暗証", "비밀", "암호",
+)  # fmt: skip
+
+
+def _mentions(text: str, stems: tuple[str, ...]) -> bool:
+    low = text.lower()
+    return any(stem in low for stem in stems)
+
+
 def find(text: str) -> Iterator[Finding]:
     """Yield credential spans in ``text``."""
-    values = [v for plugin in _TOKEN_PLUGINS for v in plugin.analyze_string(text)]
-    for start, end in _token_spans(text, values):
-        yield Finding(CATEGORY, start, end)
-    for m in _EXTRA_TOKEN.finditer(text):
-        yield Finding(CATEGORY, m.start(), token_end(text, m.end()))
-    for m in _URL_PASSWORD.finditer(text):
-        yield Finding(CATEGORY, m.start(), m.end())
-    if any(True for _ in _PRIVATE_KEY.analyze_string(text)):
+    if _LONG_RUN.search(text):
+        values = [v for plugin in _TOKEN_PLUGINS for v in plugin.analyze_string(text)]
+        for start, end in _token_spans(text, values):
+            yield Finding(CATEGORY, start, end)
+        for m in _EXTRA_TOKEN.finditer(text):
+            yield Finding(CATEGORY, m.start(), token_end(text, m.end()))
+        yield from _keyword_near_entropy(text)
+    if "://" in text:
+        for m in _URL_PASSWORD.finditer(text):
+            yield Finding(CATEGORY, m.start(), m.end())
+    if "PRIVATE KEY" in text.upper() and any(True for _ in _PRIVATE_KEY.analyze_string(text)):
         for m in _KEY_BLOCK.finditer(text):
             yield Finding(CATEGORY, m.start(), m.end())
-    yield from _conversational(text)
-    yield from _keyword_near_entropy(text)
+    if _mentions(text, _EN_STEMS) and _SECRET_HINT.search(text):
+        yield from _conversational(text)
 
 
 def _conversational(text: str) -> Iterator[Finding]:
@@ -347,3 +391,65 @@ def _keyword_near_entropy(text: str) -> Iterator[Finding]:
     for m in _BEARER.finditer(text):
         if _high_entropy(m.group("v")):
             yield Finding(CATEGORY, m.start("v"), m.end("v"))
+
+
+# -- other languages ------------------------------------------------------------------------
+_ZH_SECRET = re.compile(
+    rf"(?P<noun>{cues.SECRET_NOUNS_ZH}|{cues.PIN_NOUNS_ZH}){cues.COPULA_ZH}"
+    r"(?P<v>[!-~]{3,80})"
+)
+_EU_SECRET = re.compile(
+    rf"(?<![\w-])(?P<noun>{cues.SECRET_NOUNS_EU}|{cues.PIN_NOUNS_EU})"
+    # "das Passwort für das WLAN ist ...", "la contraseña del wifi es ..."
+    r"(?:\s+(?:für|fuer|vom|von|des|der|meiner|meines|meinem|deiner|unserer|du|de|del|de\s+la"
+    r"|de\s+mon|de\s+ma|de\s+mi|pour|para|do|da|di|della)"
+    r"(?:\s+[\w'\u2019-]+){1,2}?)?"
+    rf"(?:{cues.COPULA_EU}|\s+(?=\S*\d))"
+    rf"(?:{_QUOTED}|(?P<v>[^\s\"'\u201c\u2018`«][^\s»]*))",
+    re.I,
+)
+_EU_PIN = re.compile(rf"(?:{cues.PIN_NOUNS_EU})$", re.I)
+_EU_LOOSE = re.compile(r"clave|mdp|identifiants|zugangsdaten|llave\s+privada", re.I)
+_ZH_PIN = re.compile(rf"(?:{cues.PIN_NOUNS_ZH})$")
+_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+def find_multilingual(text: str) -> Iterator[Finding]:
+    """Passwords, PINs and secret keys named in Chinese, German, French, Spanish, Portuguese
+    or Italian: "我的密码是abc123456", "Mein Passwort ist geheim123", "code PIN : 4821"."""
+    if not (_mentions(text, _INTL_STEMS) and _INTL_HINT.search(text)):
+        return
+    if _CJK_CHAR.search(text):
+        for m in _ZH_SECRET.finditer(text):
+            start, end = m.start("v"), trim_value(text, m.start("v"), m.end("v"))
+            value = text[start:end]
+            if _CODE_REFERENCE.match(value):  # a placeholder ("[CREDENTIAL]") or a reference
+                continue
+            if _ZH_PIN.search(m.group("noun")):
+                ok = sum(ch.isdigit() for ch in value) >= 4
+            else:
+                ok = len(value) >= 4 and value.lower() not in NOT_A_VALUE
+            if ok:
+                yield Finding(CATEGORY, start, end)
+    for m in _EU_SECRET.finditer(text):
+        group = "q" if m.group("q") is not None else "v"
+        start, end = m.span(group)
+        if group == "v":
+            end = trim_value(text, start, end)
+        if _eu_plausible(text[start:end], m.group("noun")):
+            yield Finding(CATEGORY, start, end)
+
+
+def _eu_plausible(value: str, noun: str) -> bool:
+    if not value or _CODE_REFERENCE.match(value) or "(" in value:
+        return False
+    if _EU_PIN.search(noun.strip()):
+        return sum(ch.isdigit() for ch in value) >= 4 and len(value) <= 12
+    word = value.lower().strip(".,!?")
+    if word in cues.NOT_A_SECRET_EU or word in NOT_A_VALUE:
+        return False
+    if _EU_LOOSE.fullmatch(noun.strip()):  # "la clave es practicar": the key is practice
+        return _generated_looking(value)
+    if value.isdigit():  # "el código de acceso es 7788"
+        return len(value) >= 4
+    return len(value) >= 4 and (_generated_looking(value) or len(value) >= 6)

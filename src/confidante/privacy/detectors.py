@@ -1,16 +1,43 @@
-"""``classify`` runs every detector; ``redact`` blanks what it found.
+"""``classify`` runs the detectors a caller needs; ``redact`` blanks what they found.
+
+Every detector reads the folded text (``normalise.fold``); findings are mapped back to the
+original. A scoped partition only needs the T3 detectors (``T3_CATEGORIES``); text every
+audience reads needs the identifier detectors too, so callers name the categories they will
+act on and only those detectors run.
 
 Pure functions: the only I/O is loading the bundled word lists once, at first use.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
+from dataclasses import dataclass
 
-from . import accounts, addresses, contact, credentials, handles, names, places, times
-from .findings import IDENTIFIER_CATEGORIES, T3_CATEGORIES, Finding
+from . import (
+    accounts,
+    actors,
+    addresses,
+    contact,
+    credentials,
+    handles,
+    keys,
+    names,
+    places,
+    times,
+)
+from .findings import ALL_CATEGORIES, IDENTIFIER_CATEGORIES, T3_CATEGORIES, Finding
+from .normalise import fold
 
-__all__ = ["IDENTIFIER_CATEGORIES", "T3_CATEGORIES", "Finding", "classify", "redact"]
+__all__ = [
+    "DETECTORS",
+    "IDENTIFIER_CATEGORIES",
+    "T3_CATEGORIES",
+    "Detector",
+    "Finding",
+    "classify",
+    "classify_folded",
+    "redact",
+]
 
 # When spans overlap, the earlier category wins: a password inside a URL is a credential,
 # not an email; a postcode inside a street address is part of the address.
@@ -21,6 +48,7 @@ PRIORITY: tuple[str, ...] = (
     "email",
     "phone",
     "street_address",
+    "actor_id",
     "username",
     "home_path",
     "fine_geo",
@@ -29,26 +57,58 @@ PRIORITY: tuple[str, ...] = (
 )
 _RANK = {category: rank for rank, category in enumerate(PRIORITY)}
 
-_DETECTORS: tuple[Callable[[str], Iterator[Finding]], ...] = (
-    credentials.find,
-    accounts.find_financial,
-    accounts.find_gov_ids,
-    contact.find_emails,
-    contact.find_phones,
-    addresses.find,
-    handles.find_usernames,
-    handles.find_home_paths,
-    places.find,
-    times.find,
-    names.find,
+
+@dataclass(frozen=True, slots=True)
+class Detector:
+    """One detector: its name (for the cost report), what it finds, and the function."""
+
+    name: str
+    category: str
+    find: Callable[[str], Iterator[Finding]]
+
+
+DETECTORS: tuple[Detector, ...] = (
+    Detector("credentials", "credential", credentials.find),
+    Detector("credentials_intl", "credential", credentials.find_multilingual),
+    Detector("crypto_keys", "credential", keys.find),
+    Detector("financial_accounts", "financial_account", accounts.find_financial),
+    Detector("government_ids", "gov_id", accounts.find_gov_ids),
+    Detector("emails", "email", contact.find_emails),
+    Detector("phones", "phone", contact.find_phones),
+    Detector("street_addresses", "street_address", addresses.find),
+    Detector("actor_ids", "actor_id", actors.find),
+    Detector("usernames", "username", handles.find_usernames),
+    Detector("home_paths", "home_path", handles.find_home_paths),
+    Detector("places", "fine_geo", places.find),
+    Detector("times", "exact_time", times.find),
+    Detector("names", "person_name", names.find),
+    Detector("names_zh", "person_name", names.find_chinese),
 )
+assert {d.category for d in DETECTORS} == ALL_CATEGORIES
 
 
-def classify(text: str) -> list[Finding]:
-    """Find T3 data and identifiers in ``text``; non-overlapping, sorted by start."""
+def classify(text: str, categories: Collection[str] | None = None) -> list[Finding]:
+    """Find T3 data and identifiers in ``text`` (only ``categories``, when given);
+    non-overlapping, sorted by start, as spans of ``text`` itself."""
     if not text or not text.strip():
         return []
-    found = [f for detect in _DETECTORS for f in detect(text) if f.end > f.start]
+    folded = fold(text)
+    found = classify_folded(folded.text, categories)
+    if folded.origin is None:
+        return found
+    return [Finding(f.category, *folded.span(f.start, f.end)) for f in found]
+
+
+def classify_folded(text: str, categories: Collection[str] | None = None) -> list[Finding]:
+    """``classify`` on text already folded; spans are into that folded text."""
+    wanted = ALL_CATEGORIES if categories is None else frozenset(categories)
+    found = [
+        f
+        for d in DETECTORS
+        if d.category in wanted
+        for f in d.find(text)
+        if f.end > f.start and f.category in wanted
+    ]
     return _resolve(found)
 
 

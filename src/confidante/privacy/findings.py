@@ -10,8 +10,9 @@ T3_CATEGORIES = frozenset(
 )
 # Identifiers: allowed in private scopes, but not in text every audience reads (invariant 7).
 IDENTIFIER_CATEGORIES = frozenset(
-    {"person_name", "username", "home_path", "exact_time", "fine_geo"}
+    {"actor_id", "person_name", "username", "home_path", "exact_time", "fine_geo"}
 )
+ALL_CATEGORIES = T3_CATEGORIES | IDENTIFIER_CATEGORIES
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,9 +10,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from . import places, times
+from . import actors, places, times
 from .detectors import classify, placeholder
 from .findings import T3_CATEGORIES, Finding
+from .normalise import without_disguise
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,7 @@ class Generalised:
     remaining: list[Finding] = field(default_factory=list)
 
 
+_CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 _AT_LIKE = re.compile(r"\b(?:at|around|about|round)\s+$", re.I)
 _OTHER_PREP = re.compile(r"\b(?:by|before|after|until|till|since|from|for|to)\s+$", re.I)
 _THE = re.compile(r"\bthe\s+$", re.I)
@@ -61,8 +63,16 @@ _TIME_AFTER_PREP = {
 
 
 def generalise(text: str) -> Generalised:
-    """Return ``text`` without identifiers where they can be coarsened."""
-    findings = classify(text)
+    """Return ``text`` without identifiers where they can be coarsened.
+
+    Works on the text without invisible characters or look-alike letters
+    (``normalise.without_disguise``): text every audience reads carries none."""
+    clean = without_disguise(text)
+    return generalise_findings(clean, classify(clean))
+
+
+def generalise_findings(text: str, findings: list[Finding]) -> Generalised:
+    """``generalise`` with the findings (every category) of ``text`` known."""
     out: list[str] = []
     changes: list[Change] = []
     remaining: list[Finding] = []
@@ -97,6 +107,9 @@ def _replacement(
         return f.start, f.end, placeholder(f.category)
     if f.category == "username":
         return f.start, f.end, "someone"
+    if f.category == "actor_id":
+        generalisable = actors.generalisable(text[f.start : f.end])
+        return f.start, f.end, "someone" if generalisable else None
     if f.category == "home_path":
         return f.start, f.end, "a home folder"
     if f.category == "exact_time":
@@ -121,6 +134,8 @@ def _time(text: str, f: Finding, floor: int) -> tuple[int, int, str | None]:
 
 def _place(text: str, f: Finding, later: list[Finding], floor: int) -> tuple[int, int, str | None]:
     value = text[f.start : f.end]
+    if _CJK.search(value):
+        return f.start, f.end, None  # no Chinese wording for the stand-ins: refused
     kind = places.kind_of(value)
     the = _THE.search(text, floor, f.start)
     start = the.start() if the else f.start

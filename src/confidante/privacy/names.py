@@ -38,7 +38,8 @@ _STRONG_BEFORE = re.compile(
     rf"(?:\b(?:my|our|his|her|their|your|\w+['\u2019]s)\s+{_ADJ}(?:{_RELATIONS})s?\s*,?\s*"
     r"(?:(?:is|was)\s+(?:named|called)\s+|(?:named|called)\s+)?"
     r"|\b(?i:mr|mrs|ms|miss|mx|dr|prof|professor|sir|dame|aunt|auntie|uncle|grandma|grandpa|"
-    r"nana|granny|cousin|coach|officer|detective|judge)\.?\s+"
+    r"nana|granny|cousin|coach|officer|detective|judge|sgt|ssgt|spc|pfc|cpl|pvt|lt|capt|cpt|"
+    r"maj|col|gen|adm|cdr|ens)\.?\s+"
     r"|\b(?:my|his|her|their|your)\s+name\s+is\s+|\b(?:my\s+)?name'?s\s+"
     r"|(?:^|[\n.!?]\s*)(?i:signed|regards|best\s+regards|kind\s+regards|sincerely|cheers|"
     r"thanks|many\s+thanks|best|love|xoxo|yours|warmly|from)\s*,\s*"
@@ -81,6 +82,14 @@ _AFTER = re.compile(
     r"(?:the|my|our|his|her)\s+\w+)))\b",
     re.I,
 )
+# What someone does in a community, said of a plain first name (and surname): "Marcus runs
+# the raids", "Priya Patel is the guild's treasurer". Only names that are not also words.
+_ROLE_AFTER = re.compile(
+    r"^(?:\s+[A-Z][\w'\u2019-]+)?\s*,?\s*(?:runs|leads|manages|handles|organi[sz]es|hosts|"
+    r"moderates|owns|coaches|plays|streams|joined|quit|left|admins|mods|founded|started|"
+    r"is\s+(?:the|our|my|their|a|an)\s+(?!\w+\s+(?:of|in)\s+[A-Z])\w+|"
+    r"was\s+(?:the|our|my|their)\s+\w+)\b"
+)
 _PLACE_AFTER = re.compile(
     r"^\s+(?:Street|St|Road|Rd|Avenue|Ave|Lane|Drive|Boulevard|Blvd|Way|Park|Lake|Station|"
     r"Square|Bridge|Hill|Heights|Village|District|Gardens|Center|Centre|Hall|University|"
@@ -89,7 +98,7 @@ _PLACE_AFTER = re.compile(
 _PREVIOUS_WORD = re.compile(r"(?:^|(?P<lead>.)\s*)\b(?P<w>[A-Z][\w'\u2019-]*)\s+$", re.S)
 _WORD = re.compile(r"[^\W\d_][\w'\u2019-]*")
 _SURNAME = re.compile(
-    r"(?:\s+(?:(?:van|von|de|da|del|di|la|le|al|bin|ibn)\s+)?"
+    r"(?:[ \t]+(?:(?:van|von|de|da|del|di|la|le|al|bin|ibn)[ \t]+)?"
     r"(?:[A-Z][\w'\u2019-]*|O['\u2019][A-Z]\w+|Mc[A-Z]\w+)){1,2}"
 )
 _NON_NAMES = frozenset(
@@ -186,8 +195,41 @@ def _is_name(
     social = _SOCIAL_BEFORE.search(before) is not None
     follows = _AFTER.match(after) is not None
     if word in plain:
-        return social or follows
+        return social or follows or _ROLE_AFTER.match(after) is not None
     if word in common:
         sentence_start = not before.strip() or before.rstrip()[-1] in '.!?:;"\u201c'
         return follows or (social and not sentence_start)
     return False
+
+
+# Chinese: a relation or a title ties two or three Han characters to someone's life:
+# "我的同事王伟", "李老师", "叫张三".
+_ZH_RELATION = (
+    r"朋友|同事|老板|上司|领导|妻子|老婆|老公|丈夫|女朋友|男朋友|女友|男友|妈妈|母亲|爸爸|父亲|"
+    r"儿子|女儿|哥哥|姐姐|弟弟|妹妹|邻居|医生|老师|室友|同学|客户|助理|表哥|表姐|表弟|表妹"
+)
+_ZH_NAME_AFTER = re.compile(
+    rf"(?:我的|我|他的|她的|我们的)(?:{_ZH_RELATION})\s*(?:叫|是)?\s*(?P<n>[\u4e00-\u9fff]{{2,3}})"
+    r"|(?:叫做?|名叫|名字是)\s*(?P<m>[\u4e00-\u9fff]{2,3})"
+)
+_ZH_NAME_TITLE = re.compile(
+    r"(?P<t>[\u4e00-\u9fff]{1,2})(?:先生|女士|小姐|老师|医生|律师|经理|总|阿姨|叔叔|师傅)"
+)
+_ZH_NOT_A_NAME_START = frozenset("的了在是和与跟给对把被说要会有这那我你他她它们一个")
+
+
+def find_chinese(text: str) -> Iterator[Finding]:
+    """Yield Chinese person-name spans in ``text``."""
+    if not _CJK.search(text):
+        return
+    for m in _ZH_NAME_AFTER.finditer(text):
+        group = "n" if m.group("n") else "m"
+        name = m.group(group)
+        if name[0] not in _ZH_NOT_A_NAME_START:
+            yield Finding(CATEGORY, m.start(group), m.end(group))
+    for m in _ZH_NAME_TITLE.finditer(text):
+        if m.group("t")[-1] not in _ZH_NOT_A_NAME_START:
+            yield Finding(CATEGORY, m.start(), m.end())
+
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")

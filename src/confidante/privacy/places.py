@@ -74,6 +74,14 @@ _NEIGHBOURHOOD_NAMED = re.compile(
 )
 
 
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+# Chinese districts, streets and estates after "in / live in / near": "住在朝阳区", "在望京".
+_ZH_DISTRICT = re.compile(
+    r"(?:住在|在|位于|搬到|靠近|附近的?)\s*(?:[\u4e00-\u9fff]{2,4}市)?"
+    r"(?P<v>[\u4e00-\u9fff]{2,6}(?:区|县|镇|乡|村|街道|小区|路|街|胡同|社区|新村|花园))"
+)
+
+
 @cache
 def subcity_places() -> dict[str, str]:
     """Neighbourhood or district name -> its city ("" when the city is ambiguous)."""
@@ -130,6 +138,9 @@ def find(text: str) -> Iterator[Finding]:
             yield Finding(CATEGORY, m.start("v"), m.start("v") + area.end())
     for m in _NEIGHBOURHOOD_NAMED.finditer(text):
         yield Finding(CATEGORY, m.start("v"), m.end("v"))
+    if _CJK.search(text):
+        for m in _ZH_DISTRICT.finditer(text):
+            yield Finding(CATEGORY, m.start("v"), m.end("v"))
 
 
 _STREET_WORD = re.compile(rf"\b(?:{STREET_TYPES})\b\.?$")

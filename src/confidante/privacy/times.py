@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ._text import FIRST_PERSON
+from ._text import FIRST_PERSON, enough_digits
 from .findings import Finding
 
 _AMPM = r"(?P<ampm>a\.?\s?m\.?|p\.?\s?m\.?)(?![a-z])"
@@ -33,6 +33,7 @@ _TIME = re.compile(
     (?P<day>\s+(?:in\s+the\s+)?(?:morning|afternoon|evening|at\s+night))?
     """
 )
+_WORD_TIME_HINT = re.compile(r"o['\u2019]?\s?clock|noon|midday|midnight|half\s+past|quarter", re.I)
 # Routines that are someone's even without "I": "school pickup is at 3pm".
 _ROUTINE = re.compile(
     r"\b(?:pick\s*-?up|drop\s*-?off|school\s+run|bedtime|alarm|commute|shift|therapy|"
@@ -49,9 +50,60 @@ _NOT_A_TIME_BEFORE = re.compile(
 )
 
 
+# Someone else's routine, said in the third person: "the owner wakes at 6:12am".
+_HABIT = re.compile(
+    r"\b(?:wakes|gets\s+up|sleeps|goes\s+to\s+(?:bed|sleep|work|school|the\s+gym)|leaves|"
+    r"arrives|gets\s+(?:home|back|in)|comes\s+home|starts\s+work|finishes|works\s+out|eats|"
+    r"takes\s+(?:his|her|their)|walks|picks\s+up|drops\s+off|logs\s+(?:on|off|in)|"
+    r"usually|always|every\s+(?:day|morning|night|evening|weekday|week)|daily|weekdays|"
+    r"nightly|each\s+(?:day|morning|night))\b",
+    re.I,
+)
+# Chinese clock times: "早上6点12分", "晚上十点" is left alone (no digits), "6:30" is _TIME's.
+_ZH_TIME = re.compile(
+    r"(?:早上|上午|中午|下午|晚上|凌晨|傍晚|夜里)?\s*\d{1,2}\s*[点點时時]"
+    r"(?:\s*\d{1,2}\s*分|半|一刻|三刻)?"
+)
+# A person's date of birth or anniversary, whatever the date format after the cue.
+_MONTHS = (
+    r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
+)
+_DATE = (
+    rf"(?:\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\.?(?:,?\s+\d{{4}})?"
+    rf"|(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?"
+    r"|\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}"
+    r"|\d{4}\s*年\s*\d{1,2}\s*月\s*\d{1,2}\s*[日号]|\d{1,2}\s*月\s*\d{1,2}\s*[日号])"
+)
+_PERSONAL_DATE = re.compile(
+    r"(?i:born|birthday|birth\s*date|date\s+of\s+birth|d\.?o\.?b\.?|anniversary|"
+    r"生日|出生|geboren|geburtstag|né|née|anniversaire|naci[óo]|cumpleaños|nascid[oa])"
+    rf"[^.!?\n]{{0,24}}?(?P<date>{_DATE})",
+    re.I,
+)
+# Someone is the subject: "someone asks for the weather at 6:12am", "discord:42 logs on at 9".
+_PERSON = re.compile(
+    r"\b(?:he|she|they|him|her|his|hers|their|them|owner|user|someone|somebody|member|"
+    r"[a-z]+:\w*\d\w*)\b",
+    re.I,
+)
+_MACHINE = re.compile(
+    r"\b(?:UTC|GMT|cron|server|backup|job|deploy|build|script|pipeline|bot)\b", re.I
+)
+
+
 def find(text: str) -> Iterator[Finding]:
-    """Yield exact personal times in ``text``."""
-    if not (FIRST_PERSON.search(text) or _ROUTINE.search(text)):
+    """Yield exact personal times (and personal dates) in ``text``."""
+    if not enough_digits(text, 1) and not _WORD_TIME_HINT.search(text):
+        return
+    for m in _PERSONAL_DATE.finditer(text):
+        yield Finding("exact_time", m.start("date"), m.end("date"))
+    if "点" in text or "點" in text or "时" in text or "時" in text:
+        for m in _ZH_TIME.finditer(text):
+            yield Finding("exact_time", m.start(), m.end())
+    person = _HABIT.search(text) or _PERSON.search(text)
+    habit = person is not None and not _MACHINE.search(text)
+    if not (FIRST_PERSON.search(text) or _ROUTINE.search(text) or habit):
         return
     for m in _TIME.finditer(text):
         if m.group("h1"):
@@ -87,8 +139,8 @@ def _hour(m: re.Match[str], text: str) -> int:
         return 0 if m.group("word").lower() == "midnight" else 12
     raw = next(m.group(g) for g in ("h1", "h2", "h3", "h4", "h5") if m.group(g))
     hour = int(raw) if raw.isdigit() else _NUMBER_WORDS[raw.lower()]
-    if hour > 12:
-        return hour
+    if hour > 12 or (m.group("h1") and raw.startswith("0") and not m.group("ampm")):
+        return hour  # "14:30", "02:00": a 24-hour clock
     marker = (m.group("ampm") or m.group("ampm2") or m.group("day") or "").lower()
     if marker.startswith("p") or any(w in marker for w in ("afternoon", "evening", "night")):
         return hour % 12 + 12

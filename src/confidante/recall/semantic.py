@@ -35,6 +35,11 @@ class _Routed:
     _multilingual: np.ndarray | None = None
 
     @property
+    def nbytes(self) -> int:  # for the partition cache's budget
+        extra = 0 if self._multilingual is None else self._multilingual.nbytes
+        return self.english.nbytes + self.multilingual16.nbytes + self.other.nbytes + extra
+
+    @property
     def multilingual(self) -> np.ndarray:
         if self._multilingual is None:  # only a non-English query reads every row of it
             self._multilingual = self.multilingual16.astype(np.float32)

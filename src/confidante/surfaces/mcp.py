@@ -10,19 +10,20 @@ Run `python -m confidante.surfaces.mcp [--as ACTOR --dm ...]` or `confidante mcp
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 from mcp.server.mcpserver import Context as MCPContext
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp_types import ToolAnnotations
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from .._version import __version__
-from ..errors import ConfidanteError
+from ..errors import ConfidanteError, describe_validation
 from ..memory import Memory
 from ..model import Context
 
@@ -37,6 +38,22 @@ INSTRUCTIONS = (
     "memory, not by you. Refusals carry a stable code (e.g. owner_required, not_found). "
     "Never store secrets, contact details or ids: they are refused."
 )
+
+
+class _WithholdArguments(logging.Filter):
+    """The SDK logs a failed call with the tool name and error text the client sent (an
+    unknown tool's name, say); those values are withheld, the event is kept."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.args:
+            record.args = tuple("<withheld>" for _ in record.args)
+        return True
+
+
+for _name in ("mcp.server.mcpserver.server", "mcp.server.lowlevel.server"):
+    _sdk_log = logging.getLogger(_name)
+    if not any(isinstance(f, _WithholdArguments) for f in _sdk_log.filters):
+        _sdk_log.addFilter(_WithholdArguments())
 
 
 @contextmanager
@@ -61,9 +78,27 @@ def fixed_identity(ctx: Context) -> IdentityFn:
     return lambda _mctx: ctx
 
 
+class _Server(MCPServer):
+    """The SDK's server, with argument errors that never carry what was sent: pydantic's
+    message quotes the rejected value (`input_value=...`), which may be a secret."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: MCPContext | None = None
+    ) -> Any:
+        if self._tool_manager.get_tool(name) is None:
+            raise ToolError("unknown_tool: no tool has that name")
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as e:
+            if isinstance(e.__cause__, ValidationError):
+                errors = e.__cause__.errors(include_input=False, include_url=False)
+                raise ToolError(f"invalid_input: {describe_validation(list(errors))}") from None
+            raise
+
+
 def build_server(mem: Memory, identity: IdentityFn) -> MCPServer:
     """The five memory tools, acting as `identity(request)`."""
-    server: MCPServer = MCPServer(
+    server: MCPServer = _Server(
         name="confidante",
         title="confidante memory",
         version=__version__,
@@ -175,3 +210,23 @@ def streamable_http(
 def run_stdio(mem: Memory, ctx: Context) -> None:
     """Serve the tools over stdin/stdout until the client hangs up."""
     build_server(mem, fixed_identity(ctx)).run("stdio")
+
+
+class _Unavailable:
+    """Stands in for a memory that could not be opened: every use answers `message`."""
+
+    def __init__(self, message: str) -> None:
+        self._message = message
+
+    def __getattr__(self, name: str) -> Any:
+        raise ToolError(self._message)
+
+
+def run_unavailable(message: str) -> None:
+    """Serve the same tools over stdio, each answering `message` (what to run to fix the
+    set-up). An MCP client that launched us then shows the reason, not "connection closed"."""
+
+    def refuse(_mctx: MCPContext) -> Context:
+        raise ToolError(message)
+
+    build_server(cast(Memory, _Unavailable(message)), refuse).run("stdio")

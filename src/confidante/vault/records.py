@@ -4,7 +4,7 @@ ids) travels inside the ciphertext, sealed under the partition's data key."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 import numpy as np
@@ -30,36 +30,78 @@ def from_ms(ms: int | None) -> datetime | None:
     return None if ms is None else datetime.fromtimestamp(ms / 1000, UTC)
 
 
+# What the `kind` column of a row holds: a fact's kind and source skill travel inside the
+# ciphertext, like its text (a label such as "hiv-test-results" says as much as a sentence).
+SEALED_LABEL = "sealed"
+
+
+@dataclass(frozen=True, slots=True)
+class Opened:
+    """Everything sealed in a row."""
+
+    fact: Fact
+    vector: np.ndarray | None = None
+    # The embedder that made `vector` (None: stored before that was recorded); vectors of
+    # another model are never compared.
+    embedder: str | None = None
+    # Facts of the same batch whose text this fact's vector was embedded with (before it),
+    # and those embedded with this fact's text (after it): `embed_context`'s links, so a
+    # forgotten line's meaning can be taken out of its neighbours' vectors.
+    context: tuple[str, ...] = ()
+    dependents: tuple[str, ...] = ()
+
+
+def _aad(row: FactRow) -> bytes:
+    return fact_aad(row.partition_id, row.id, row.origin_kind, row.origin_key)
+
+
 def seal_fact(
     dk: bytes,
     row: FactRow,
     fact: Fact,
     vector: np.ndarray | None = None,
+    *,
     embedder: str | None = None,
+    context: tuple[str, ...] = (),
+    dependents: tuple[str, ...] = (),
 ) -> FactRow:
-    """Return `row` with the ciphertext of `fact` (and its embedding, if any, with the name of
-    the embedder that made it: vectors of another model are never compared)."""
+    """Return `row` with the ciphertext of `fact` (and its embedding, with the name of the
+    embedder that made it, and links, if any)."""
     payload: dict[str, object] = {
         "t": fact.text,
         "s": fact.subject,
         "c": fact.community,
         "a": fact.author,
         "o": fact.origin,
+        "k": fact.kind,
+        "sk": fact.source_skill,
     }
     if vector is not None:
         payload["v"] = vector.astype(np.float16).tobytes().hex()
         if embedder is not None:
             payload["e"] = embedder
+    if context:
+        payload["x"] = list(context)
+    if dependents:
+        payload["d"] = list(dependents)
     blob = json.dumps(payload, separators=(",", ":")).encode()
-    aad = fact_aad(row.partition_id, row.id, row.origin_kind, row.origin_key)
-    return replace(row, ciphertext=seal(dk, blob, aad))
+    return replace(row, ciphertext=seal(dk, blob, _aad(row)), kind=SEALED_LABEL, source_skill=None)
 
 
-def open_fact(dk: bytes, row: FactRow) -> tuple[Fact, np.ndarray | None, str | None]:
-    """The fact sealed in `row`, its embedding if one was stored, and the embedder that made
-    it (None for vectors stored before that was recorded)."""
-    aad = fact_aad(row.partition_id, row.id, row.origin_kind, row.origin_key)
-    payload = json.loads(open_sealed(dk, row.ciphertext, aad))
+def reencrypt(old_dk: bytes, new_dk: bytes, row: FactRow) -> bytes:
+    """The same sealed content under another data key (a partition re-key)."""
+    return seal(new_dk, open_sealed(old_dk, row.ciphertext, _aad(row)), _aad(row))
+
+
+def open_fact(dk: bytes, row: FactRow) -> tuple[Fact, np.ndarray | None]:
+    """The fact sealed in `row`, and its embedding if one was stored."""
+    opened = open_record(dk, row)
+    return opened.fact, opened.vector
+
+
+def open_record(dk: bytes, row: FactRow) -> Opened:
+    """Everything sealed in `row`."""
+    payload = json.loads(open_sealed(dk, row.ciphertext, _aad(row)))
     fact = Fact(
         id=row.id,
         scope=scope_of(row.partition_id),  # from the authenticated partition id, not a column
@@ -69,13 +111,19 @@ def open_fact(dk: bytes, row: FactRow) -> tuple[Fact, np.ndarray | None, str | N
         origin=payload.get("o") or row.origin_kind,
         author=payload.get("a"),
         tier=Tier(row.tier),
-        kind=row.kind,
-        source_skill=row.source_skill,
+        # rows written before labels were sealed keep them in their columns
+        kind=payload.get("k") or row.kind,
+        source_skill=payload["sk"] if "k" in payload else row.source_skill,
         confidence=row.confidence,
         created_at=from_ms(row.created_at),
         updated_at=from_ms(row.updated_at),
         expires_at=from_ms(row.expires_at),
     )
     vec = payload.get("v")
-    vector = np.frombuffer(bytes.fromhex(vec), dtype=np.float16) if vec else None
-    return fact, vector, payload.get("e") if vec else None
+    return Opened(
+        fact,
+        np.frombuffer(bytes.fromhex(vec), dtype=np.float16) if vec else None,
+        payload.get("e") if vec else None,
+        tuple(payload.get("x") or ()),
+        tuple(payload.get("d") or ()),
+    )

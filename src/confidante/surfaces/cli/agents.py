@@ -11,10 +11,9 @@ import typer
 from rich.table import Table
 
 from ...errors import InvalidContext
-from ...memory import Memory
 from ...policy import AGENT_SURFACES
 from ...services.credentials import AgentKeys, set_password
-from .flags import DbOpt, JsonOpt, build_context, context_flags, errors, out
+from .flags import DbOpt, JsonOpt, build_context, context_flags, emit, errors, open_memory, out
 
 
 def flags_given(flags: dict[str, Any]) -> bool:
@@ -67,6 +66,7 @@ def register(app: typer.Typer, keys_app: typer.Typer) -> None:
             bool, typer.Option("--password-stdin", help="Read the password from stdin.")
         ] = False,
         db: DbOpt = None,
+        as_json: JsonOpt = False,
     ) -> None:
         """Set the dashboard password (kept as a salted scrypt hash, sealed in the database)."""
         if password_stdin:
@@ -75,9 +75,9 @@ def register(app: typer.Typer, keys_app: typer.Typer) -> None:
             password = typer.prompt(
                 "New dashboard password", hide_input=True, confirmation_prompt=True
             )
-        with errors(False), Memory.open(db) as mem:
+        with errors(as_json), open_memory(db) as mem:
             set_password(mem, password)
-        out.print("dashboard password set")
+        emit(as_json, {"password_set": True}, lambda: out.print("dashboard password set"))
 
     app.add_typer(dashboard_app, name="dashboard")
 
@@ -93,7 +93,7 @@ def register(app: typer.Typer, keys_app: typer.Typer) -> None:
         with the context flags (--as ACTOR --dm, --guild G, ...) to let it use MCP."""
         with errors(as_json):
             pin = pin_spec(flags) if flags_given(flags) else None
-            with Memory.open(db) as mem:
+            with open_memory(db) as mem:
                 token = AgentKeys(mem).add(name, pin)
         if as_json:
             print(json.dumps({"name": name, "token": token, "pinned": pin is not None}))
@@ -105,7 +105,7 @@ def register(app: typer.Typer, keys_app: typer.Typer) -> None:
     @keys_app.command("list-agents")
     def list_agents(db: DbOpt = None, as_json: JsonOpt = False) -> None:
         """List agent keys: names, creation time, pinned identity. Never the tokens."""
-        with errors(as_json), Memory.open(db) as mem:
+        with errors(as_json), open_memory(db) as mem:
             keys = [k.describe(show_pinned=True) for k in AgentKeys(mem).list()]
         if as_json:
             print(json.dumps({"agents": keys}))
@@ -130,7 +130,7 @@ def register(app: typer.Typer, keys_app: typer.Typer) -> None:
         as_json: JsonOpt = False,
     ) -> None:
         """Revoke an agent key; a running server refuses it from the next request on."""
-        with errors(as_json), Memory.open(db) as mem:
+        with errors(as_json), open_memory(db) as mem:
             AgentKeys(mem).revoke(name)
         if as_json:
             print(json.dumps({"revoked": name}))

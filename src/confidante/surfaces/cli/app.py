@@ -6,7 +6,6 @@ adapter only parses and prints; every decision is the core's.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -14,16 +13,20 @@ import typer
 from rich.table import Table
 
 from ..._version import __version__
-from ...config import Settings
+from ...config import load_settings
 from ...engine import key_file_path
-from ...memory import Memory
+from ...errors import DatabaseExists, InvalidInput, MasterKeyMissing
 from ...model import Context, Fact, Hit
+from ...services.paging import iso
 from ...store.postgres import is_postgres_url
-from . import agents, interop
+from . import agents, interop, setup
 from .flags import (
+    CreateOpt,
     DbOpt,
     JsonOpt,
+    db_target,
     emit,
+    err,
     errors,
     open_memory,
     out,
@@ -34,9 +37,36 @@ app = typer.Typer(
     name="confidante",
     help="Private-by-design long-term memory for agents that talk to many people.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion [bash|zsh|fish|powershell]
     pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",  # docstrings wrap as paragraphs, `code` shows as code
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        print(f"confidante {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version."
+        ),
+    ] = False,
+) -> None:
+    """Private-by-design long-term memory for agents that talk to many people.
+
+    Start with `confidante init` (or just `confidante serve`), then see `confidante COMMAND
+    --help`. Every command takes --json."""
+
+
+setup.register(app)  # init and config come first in --help: where a newcomer starts
+
+SHORT_ID = 12  # what tables show; every id argument takes a unique prefix like this
 
 
 def _fact_table(facts: list[Fact], scores: list[float] | None = None) -> Table:
@@ -47,7 +77,7 @@ def _fact_table(facts: list[Fact], scores: list[float] | None = None) -> Table:
         t.add_column("score", justify="right")
     t.add_column("text")
     for i, f in enumerate(facts):
-        row = [f.id[:12], f.scope.value]
+        row = [f.id[:SHORT_ID], f.scope.value]
         if scores is not None:
             row.append(f"{scores[i]:.3f}")
         row.append(f.text)
@@ -56,32 +86,6 @@ def _fact_table(facts: list[Fact], scores: list[float] | None = None) -> Table:
 
 
 # --- commands ---------------------------------------------------------------------------------
-
-
-@app.command()
-def init(db: DbOpt = None, as_json: JsonOpt = False) -> None:
-    """Create the database, its installation secret and (unless CONFIDANTE_MASTER_KEY is
-    set) a master key file with mode 0600 beside it."""
-    with errors(as_json):
-        target = db or str(Settings().db)
-        server = is_postgres_url(target)
-        existed = not server and Path(target).exists()
-        Memory.open(target).close()
-        key_file = None if server else key_file_path(Path(target), Settings())
-        data = {
-            "db": "postgresql" if server else target,  # never echo a URL: it may hold a password
-            "key_file": str(key_file) if key_file and key_file.exists() else None,
-            "created": not existed,
-        }
-        path = data["db"]
-    emit(
-        as_json,
-        data,
-        lambda: out.print(
-            f"{'initialised' if not existed else 'already initialised'}: {path}"
-            + (f"\nmaster key file: {key_file} (mode 0600; back it up)" if data["key_file"] else "")
-        ),
-    )
 
 
 @app.command()
@@ -95,10 +99,11 @@ def remember(
     kind: Annotated[str, typer.Option(help="Kind of fact.")] = "fact",
     skill: Annotated[str | None, typer.Option("--skill", help="Source skill.")] = None,
     db: DbOpt = None,
+    create: CreateOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Remember a fact in the namespace this context may write."""
-    with errors(as_json), open_memory(db) as mem:
+    with errors(as_json), open_memory(db, create=create) as mem:
         fact = mem.remember(ctx, text, namespace, kind=kind, source_skill=skill)
     emit(as_json, fact.to_dict(), lambda: out.print(f"remembered {fact.id} in {fact.scope}"))
 
@@ -116,10 +121,11 @@ def recall(
         str | None, typer.Option("--guilds", help="Widen (owner-private only): guild ids.")
     ] = None,
     db: DbOpt = None,
+    create: CreateOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Recall what this context may see, best first."""
-    with errors(as_json), open_memory(db) as mem:
+    with errors(as_json), open_memory(db, create=create) as mem:
         hits: list[Hit] = mem.recall(
             ctx, query, k, subjects=_split(subjects), guilds=_split(guilds)
         )
@@ -138,10 +144,11 @@ def get(
     fact_id: Annotated[str, typer.Argument(help="Fact id.")],
     ctx: Context,
     db: DbOpt = None,
+    create: CreateOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Show one fact, if this context may see it."""
-    with errors(as_json), open_memory(db) as mem:
+    with errors(as_json), open_memory(db, create=create) as mem:
         fact = mem.get(ctx, fact_id)
     emit(as_json, fact.to_dict(), lambda: out.print(_fact_table([fact])))
 
@@ -152,10 +159,11 @@ def forget(
     fact_id: Annotated[str, typer.Argument(help="Fact id.")],
     ctx: Context,
     db: DbOpt = None,
+    create: CreateOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Forget one fact (its writer, its subject, or the owner in private)."""
-    with errors(as_json), open_memory(db) as mem:
+    with errors(as_json), open_memory(db, create=create) as mem:
         mem.forget(ctx, fact_id)
     emit(as_json, {"forgotten": fact_id}, lambda: out.print(f"forgotten {fact_id}"))
 
@@ -166,10 +174,11 @@ def list_(
     ctx: Context,
     limit: Annotated[int | None, typer.Option(help="At most this many.")] = None,
     db: DbOpt = None,
+    create: CreateOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """List every fact this context may see, newest first."""
-    with errors(as_json), open_memory(db) as mem:
+    with errors(as_json), open_memory(db, create=create) as mem:
         facts = mem.list(ctx, limit=limit)
     emit(
         as_json,
@@ -185,10 +194,11 @@ def update(
     text: Annotated[str, typer.Argument(help="The new text.")],
     ctx: Context,
     db: DbOpt = None,
+    create: CreateOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Replace a fact's text (its writer, its subject, or the owner in private)."""
-    with errors(as_json), open_memory(db) as mem:
+    with errors(as_json), open_memory(db, create=create) as mem:
         fact = mem.update(ctx, fact_id, text)
     emit(as_json, fact.to_dict(), lambda: out.print(f"updated {fact.id}"))
 
@@ -200,10 +210,11 @@ def context(
     ctx: Context,
     max_tokens: Annotated[int, typer.Option("--max-tokens", help="Token budget.")] = 800,
     db: DbOpt = None,
+    create: CreateOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Print the prompt context for this conversation: identity block plus recalled facts."""
-    with errors(as_json), open_memory(db) as mem:
+    with errors(as_json), open_memory(db, create=create) as mem:
         text = mem.prompt_context(ctx, query, max_tokens=max_tokens)
     emit(as_json, {"context": text}, lambda: print(text))
 
@@ -214,12 +225,13 @@ def forget_subject(
     subject: Annotated[str, typer.Argument(help="The actor to erase, platform:id.")],
     ctx: Context,
     db: DbOpt = None,
+    create: CreateOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Erase everything about a person and destroy their keys (owner in private, or self)."""
-    with errors(as_json), open_memory(db) as mem:
+    with errors(as_json), open_memory(db, create=create) as mem:
         report = mem.forget_subject(ctx, subject)
-    emit(as_json, report, lambda: out.print(report))
+    emit(as_json, report, lambda: out.print(_erasure_line(f"forgot {subject}", report)))
 
 
 @app.command("forget-guild")
@@ -228,12 +240,24 @@ def forget_guild(
     community: Annotated[str, typer.Argument(help="Guild id (or group:CHAT).", metavar="GUILD")],
     ctx: Context,
     db: DbOpt = None,
+    create: CreateOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Erase a community's memory and destroy its key (owner, in private)."""
-    with errors(as_json), open_memory(db) as mem:
+    with errors(as_json), open_memory(db, create=create) as mem:
         report = mem.forget_guild(ctx, community)
-    emit(as_json, report, lambda: out.print(report))
+    emit(as_json, report, lambda: out.print(_erasure_line(f"forgot {community}", report)))
+
+
+def _erasure_line(head: str, report: dict[str, int]) -> str:
+    """`forgot X: 3 facts deleted, 2 keys destroyed, ...` (only the counts the caller got)."""
+    words = {
+        "facts_deleted": "facts deleted",
+        "keys_destroyed": "keys destroyed",
+        "authorship_removed": "authorships removed",
+    }
+    parts = [f"{n} {words[k]}" for k, n in report.items() if k in words]
+    return head + (": " + ", ".join(parts) if parts else "")
 
 
 @app.command()
@@ -242,29 +266,32 @@ def log(
     ctx: Context,
     limit: Annotated[int, typer.Option(help="At most this many.")] = 100,
     db: DbOpt = None,
+    create: CreateOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Denials and owner-memory reads (the owner, in an owner-private context)."""
-    with errors(as_json), open_memory(db) as mem:
+    with errors(as_json), open_memory(db, create=create) as mem:
         rows = mem.access_log(ctx, limit)
     data = [
-        {"at": _iso(r.at), "kind": r.kind, "code": r.code, "scope": r.scope, "surface": r.surface}
+        {
+            "at": iso(r.at),
+            "kind": r.kind,
+            "code": r.code,
+            "scope": r.scope,
+            "surface": r.surface,
+            "count": r.count,
+        }
         for r in rows
     ]
+    columns = ("at", "kind", "code", "scope", "surface", "count")
 
     def human() -> None:
-        t = Table("at", "kind", "code", "scope", "surface")
+        t = Table(*columns)
         for d in data:
-            t.add_row(*(str(d[k] or "") for k in ("at", "kind", "code", "scope", "surface")))
+            t.add_row(*(str(d[k] or "") for k in columns))
         out.print(t)
 
     emit(as_json, {"events": data}, human)
-
-
-def _iso(ms: int) -> str:
-    from datetime import UTC, datetime
-
-    return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="seconds")
 
 
 @app.command()
@@ -272,7 +299,22 @@ def stats(db: DbOpt = None, as_json: JsonOpt = False) -> None:
     """The T1 public stats: skill usage and observed patterns (no identifiers)."""
     with errors(as_json), open_memory(db) as mem:
         data = mem.public_stats()
-    emit(as_json, data, lambda: out.print_json(json.dumps(data)))
+
+    def human() -> None:
+        skills = data["skill_stats"]
+        if not skills and not data["patterns_observed"]:
+            out.print("no public stats yet")
+            return
+        t = Table("skill", "calls", "success rate", "last used", title="Skills")
+        for name, s in skills.items():
+            t.add_row(name, str(s["calls"]), f"{s['success_rate']:.0%}", s["last_used"])
+        out.print(t)
+        p = Table("trigger", "skills used", "count", title="Patterns observed")
+        for pat in data["patterns_observed"]:
+            p.add_row(pat["trigger"], ", ".join(pat["skills_used"]), str(pat["count"]))
+        out.print(p)
+
+    emit(as_json, data, human)
 
 
 @app.command()
@@ -304,10 +346,11 @@ def cleanup(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Count, change nothing.")] = False,
     history: Annotated[bool, typer.Option("--history", help="List earlier runs.")] = False,
     db: DbOpt = None,
+    create: CreateOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Run the cleanup protocol (archive, purge, re-scan, merge, compact), or list its log."""
-    with errors(as_json), open_memory(db) as mem:
+    with errors(as_json), open_memory(db, create=create) as mem:
         if history:
             lines = mem.cleanup_history()
             emit(as_json, {"history": lines}, lambda: out.print("\n".join(lines) or "none"))
@@ -320,44 +363,76 @@ keys_app = typer.Typer(help="Master key and agent API keys.", no_args_is_help=Tr
 app.add_typer(keys_app, name="keys")
 
 
+BACKUP_WARNING = (
+    "backups made before this rotation open only with the old master key; keep it "
+    "(--keep-old-key PATH) for as long as you keep those backups"
+)
+
+
 @keys_app.command("rotate")
 def keys_rotate(
     new_key: Annotated[
         str | None, typer.Option("--new-key", help="Base64 of 32 bytes (default: random).")
     ] = None,
+    keep_old_key: Annotated[
+        Path | None,
+        typer.Option(
+            "--keep-old-key",
+            help="Write the old master key to this file (mode 0600) first: earlier backups "
+            "need it.",
+        ),
+    ] = None,
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Re-wrap every data key under a new master key (facts are not re-encrypted)."""
-    from ...services.lifecycle import rotate_key_file
-    from ...vault.crypto import encode_key, parse_master_key
-    from ...vault.crypto import new_key as fresh_key
+    """Re-wrap every data key under a new master key (facts are not re-encrypted); first
+    give every partition that had something erased a fresh data key. With a key file, every
+    process reading it (a running server) follows; with CONFIDANTE_MASTER_KEY, no other
+    process may have the database open.
+
+    Backups made before the rotation still need the old key: keep it with --keep-old-key
+    (which also keeps what was erased before this rotation readable in those backups)."""
+    from ...services.lifecycle import complete_erasure
+    from ...vault.crypto import encode_key, parse_master_key, write_key_file
 
     with errors(as_json):
-        settings = Settings()
-        target = db or str(settings.db)
-        new = parse_master_key(new_key) if new_key else fresh_key()
-        with Memory.open(target) as mem:
-            env_key = settings.master_key is not None or is_postgres_url(target)
-            if env_key:
-                mem.rotate_master_key(new)
-            else:
-                rotate_key_file(mem, key_file_path(Path(target), settings), new)
-        data: dict[str, Any] = {"rotated": True, "key_file": None if env_key else "updated"}
-        if env_key and not new_key:
-            data["new_master_key"] = encode_key(new)  # shown once: set CONFIDANTE_MASTER_KEY
-    emit(
-        as_json,
-        data,
-        lambda: out.print(
-            "rotated; "
-            + (
-                "set CONFIDANTE_MASTER_KEY to: " + data["new_master_key"]
-                if "new_master_key" in data
-                else "key file updated"
+        new = parse_master_key(new_key) if new_key else None
+        if keep_old_key is not None and keep_old_key.exists():
+            raise InvalidInput("--keep-old-key names a file that exists; choose a new path")
+        with open_memory(db) as mem:
+            from_file = mem.keys.rotatable
+            key_file = mem.keys.key_file.path if mem.keys.key_file is not None else None
+            if keep_old_key is not None:
+                write_key_file(keep_old_key, mem.keys.current_master())
+            report = complete_erasure(mem, rotate=True, new_key=new)
+            current = mem.keys.current_master()
+        data: dict[str, Any] = {
+            "rotated": True,
+            "key_file": str(key_file) if from_file else None,
+            "partitions_rekeyed": report["partitions_rekeyed"],
+            "old_key_kept": str(keep_old_key) if keep_old_key else None,
+            "warning": None if keep_old_key else BACKUP_WARNING,
+        }
+        if not from_file and not new_key:
+            data["new_master_key"] = encode_key(current)  # shown once: set CONFIDANTE_MASTER_KEY
+
+    def human() -> None:
+        if "new_master_key" in data:
+            out.print("rotated; set CONFIDANTE_MASTER_KEY to (shown only now):")
+            print(data["new_master_key"])
+        elif from_file:
+            out.print(f"rotated; key file {key_file} updated (every process using it follows)")
+        else:
+            out.print("rotated; use the new key from now on")
+        if keep_old_key:
+            out.print(
+                f"the old key is in {keep_old_key} (mode 0600): restore an earlier backup with "
+                f"`confidante restore BACKUP --key-file {keep_old_key}`"
             )
-        ),
-    )
+        else:
+            err.print(f"[yellow]warning[/yellow]: {BACKUP_WARNING}")
+
+    emit(as_json, data, human)
 
 
 @app.command()
@@ -366,32 +441,101 @@ def backup(
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """A consistent online copy of the database, still encrypted (keep the key apart)."""
+    """A consistent online copy of the database, still encrypted. Keep the master key
+    apart from it: `restore` will need it (--key-file or --key) on a new machine."""
     with errors(as_json), open_memory(db) as mem:
         path = mem.backup(dest)
-    emit(as_json, {"backup": str(path)}, lambda: out.print(f"backed up to {path}"))
+    emit(
+        as_json,
+        {"backup": str(path)},
+        lambda: out.print(
+            f"backed up to {path} (encrypted; restoring it needs this database's master key)"
+        ),
+    )
 
 
 @app.command()
 def restore(
     src: Annotated[Path, typer.Argument(help="A backup made by `confidante backup`.")],
+    key_file: Annotated[
+        Path | None,
+        typer.Option("--key-file", help="The backup's master key file (default: BACKUP.key)."),
+    ] = None,
+    key: Annotated[
+        str | None, typer.Option("--key", help="The backup's master key, base64 of 32 bytes.")
+    ] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing database.")] = False,
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Put a backup in place, after checking that the current master key opens it."""
+    """Put a backup in place (a new path or, with --force, over the database), after
+    checking that its master key opens it. The key comes from --key-file or --key, else
+    CONFIDANTE_MASTER_KEY, the database's key file, or a key file beside the backup; the
+    restored database gets a key file beside it so it opens as it is."""
+    from ...services.lifecycle import backup_opens_with
     from ...services.lifecycle import restore as restore_db
-    from ...vault.crypto import parse_master_key, read_key_file
+    from ...vault.crypto import key_file_for, parse_master_key, read_key_file, write_key_file
 
     with errors(as_json):
-        settings = Settings()
-        target = Path(db or str(settings.db))
-        if settings.master_key is not None:
-            key = parse_master_key(settings.master_key.get_secret_value())
-        else:  # the key must already exist: a restore never invents one
-            key = read_key_file(key_file_path(target, settings))
-        restore_db(src, target, key, force=force)
-    emit(as_json, {"restored": str(target)}, lambda: out.print(f"restored into {target}"))
+        settings = load_settings()
+        raw_target = db_target(db)
+        if is_postgres_url(raw_target):
+            raise InvalidInput("restore a PostgreSQL database with pg_restore")
+        target = Path(raw_target)
+        own_key_file = key_file_path(target, settings)
+        env_key = (
+            parse_master_key(settings.master_key.get_secret_value())
+            if settings.master_key is not None
+            else None
+        )
+        if key is not None:
+            master = parse_master_key(key)
+        elif key_file is not None:
+            master = read_key_file(key_file)
+        else:
+            # the keys this machine knows, in order; the first that opens the backup wins
+            candidates = [env_key] if env_key is not None else []
+            configured = key_file_path(Path(str(settings.db)), settings)
+            for path in (own_key_file, configured, key_file_for(src)):
+                if path.is_file():
+                    candidates.append(read_key_file(path))
+            if not candidates:
+                raise MasterKeyMissing(
+                    "no key for this backup here: give its master key with --key-file PATH "
+                    "or --key BASE64"
+                )
+            master = next((k for k in candidates if backup_opens_with(src, k)), candidates[0])
+        if env_key is not None and env_key != master:
+            raise InvalidInput(
+                "CONFIDANTE_MASTER_KEY is not the backup's key: the restored database would "
+                "not open; set it to the backup's key first"
+            )
+        if target.exists() and not force:
+            raise DatabaseExists(f"a database exists at {target}: add --force to replace it")
+        restore_db(src, target, master, force=force)
+        kept_old = None
+        if env_key is None:
+            current = read_key_file(own_key_file) if own_key_file.exists() else None
+            if current != master:
+                if current is not None:  # the replaced database's key, not thrown away
+                    kept_old = own_key_file.with_name(own_key_file.name + ".before-restore")
+                    kept_old.unlink(missing_ok=True)
+                    own_key_file.replace(kept_old)
+                write_key_file(own_key_file, master)
+    data = {
+        "restored": str(target),
+        "key_file": None if env_key is not None else str(own_key_file),
+        "previous_key_file": str(kept_old) if kept_old else None,
+    }
+    emit(
+        as_json,
+        data,
+        lambda: out.print(
+            f"restored into {target}"
+            + (f" (key file {own_key_file})" if env_key is None else "")
+            + (f"; the replaced database's key is in {kept_old}" if kept_old else "")
+        ),
+    )
 
 
 @app.command()
@@ -405,9 +549,9 @@ def demo(as_json: JsonOpt = False) -> None:
 
 
 @app.command()
-def version() -> None:
-    """Print the version."""
-    out.print(__version__)
+def version(as_json: JsonOpt = False) -> None:
+    """Print the version (also `confidante --version`)."""
+    emit(as_json, {"version": __version__}, lambda: print(f"confidante {__version__}"))
 
 
 agents.register(app, keys_app)  # dashboard set-password, keys add-agent/list/revoke
@@ -416,3 +560,100 @@ interop.register(app)  # import --from FORMAT, export --to FORMAT
 
 def _split(value: str | None) -> list[str] | None:
     return [v.strip() for v in value.split(",") if v.strip()] if value else None
+
+
+@app.command()
+def selftest(
+    url: Annotated[
+        str | None,
+        typer.Option("--url", help="Test a running server (e.g. http://127.0.0.1:8765)."),
+    ] = None,
+    token: Annotated[
+        str | None,
+        typer.Option(
+            "--token",
+            envvar="CONFIDANTE_TOKEN",
+            help="With --url: an agent key that is not pinned (or CONFIDANTE_TOKEN).",
+        ),
+    ] = None,
+    owner: Annotated[
+        str | None,
+        typer.Option(
+            "--owner",
+            help="With --url: the owner's id (default: the configured or stored one).",
+        ),
+    ] = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Check a deployment for leaks: plant canaries in every kind of partition, read them
+    from every kind of context, scan the files for plaintext, remove the canaries (erasure
+    included). Exit 1 on any leak or fault."""
+    from ...services.selftest import HttpTarget, LibraryTarget, run_selftest
+
+    def progress(msg: str) -> None:
+        if not as_json:
+            err.print(f"[dim]{msg}...[/dim]")
+
+    with errors(as_json):
+        if url is not None:
+            if not token:
+                raise InvalidInput("--url needs --token (an agent key that is not pinned)")
+            # the owner: given, else configured, else stored in this machine's database
+            who = owner or next(iter(setup.owners_in_effect(load_settings())["ids"]), None)
+            if who is None:
+                raise InvalidInput("--url needs --owner (the owner's id, platform:id)")
+            report = run_selftest(HttpTarget(url, token, who), progress=progress)
+        else:
+            with open_memory(db) as mem:
+                report = run_selftest(LibraryTarget(mem), progress=progress)
+    data = report.to_dict()
+
+    def human() -> None:
+        t = Table("context", "operation", "result")
+        for row in data["checks"]:
+            if row["ok"]:
+                result = "[green]pass[/green]"
+            elif row["leaks"]:
+                result = f"[red]LEAK[/red] ({row['leaks']})"
+            else:
+                result = "[red]MISSING[/red] " + ", ".join(row["missing"])
+            t.add_row(row["probe"], row["operation"], result)
+        out.print(t)
+        files = data["files"]
+        if files.get("checked"):
+            out.print(
+                "files: "
+                + (
+                    "[green]no plaintext[/green]"
+                    if files["ok"]
+                    else f"[red]PLAINTEXT[/red] in {files['files']}"
+                )
+            )
+        else:
+            out.print(f"files: not checked ({files.get('why')})")
+        removed = data["removed"]
+        out.print(
+            "canaries removed: the owner's and the global one forgotten; the made-up person "
+            "and both communities erased with their keys"
+            + (
+                f"; {removed['earlier_runs_removed']} left by earlier runs removed"
+                if removed.get("earlier_runs_removed")
+                else ""
+            )
+            + (
+                f"; [red]still there: {removed['still_there']}[/red]"
+                if removed.get("still_there")
+                else ""
+            )
+        )
+        leaks, faults = len(data["leaks"]), len(data["faults"])
+        out.print(
+            "[green]selftest passed[/green]: nothing leaked"
+            if data["ok"]
+            else f"[red]selftest FAILED[/red]: {leaks} leaks, {faults} faults"
+        )
+
+    emit(as_json, data, human)
+    if not report.ok:
+        raise typer.Exit(1)

@@ -7,17 +7,20 @@ import functools
 import inspect
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
 
-from ...errors import ConfidanteError, InvalidContext
+from ...config import load_settings
+from ...errors import ConfidanteError, DatabaseMissing, InvalidContext
 from ...memory import Memory
 from ...model import Context
+from ...store.postgres import is_postgres_url
 
-out = Console()
-err = Console(stderr=True)
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -28,6 +31,10 @@ DbOpt = Annotated[
     typer.Option("--db", help="Database file or postgresql:// URL (default: CONFIDANTE_DB)."),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
+CreateOpt = Annotated[
+    bool,
+    typer.Option("--create", help="Create the database if there is none (default: an error)."),
+]
 
 _CONTEXT_PARAMS = [
     inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annot)
@@ -167,11 +174,31 @@ class errors:
         return False
 
 
-def open_memory(db: str | None) -> Memory:
-    return Memory.open(db)
+def db_target(db: str | None) -> str:
+    """The database a command works on: `--db`, else CONFIDANTE_DB, else the default path."""
+    return db or str(load_settings().db)
+
+
+def shown_db(target: str) -> str:
+    """How a database is named in messages: a file path, never a URL (it may hold a password)."""
+    return "the PostgreSQL database" if is_postgres_url(target) else target
+
+
+def open_memory(db: str | None, *, create: bool = False) -> Memory:
+    """Open the database; one that does not exist is an error unless `create` (a mistyped
+    --db must not quietly start a new, empty memory with a new key)."""
+    settings = load_settings()
+    target = db or str(settings.db)
+    if not create and not is_postgres_url(target) and not Path(target).exists():
+        raise DatabaseMissing(
+            f"no database at {target}: run `confidante init` to create one "
+            "(or pass --create), or check --db / CONFIDANTE_DB"
+        )
+    return Memory.open(target, settings=settings)
 
 
 def emit(as_json: bool, data: Any, human: Callable[[], None]) -> None:
+    """JSON for scripts (one object on stdout), or the human rendering."""
     if as_json:
         print(json.dumps(data, default=str))
     else:

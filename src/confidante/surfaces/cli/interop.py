@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from ...errors import InvalidInput
 from ...interop import FORMATS, ImportReport, export_jsonl, export_silo_tree, import_from
 from ...model import Context
-from .flags import DbOpt, JsonOpt, emit, err, errors, open_memory, out, with_context
+from .flags import CreateOpt, DbOpt, JsonOpt, emit, err, errors, open_memory, out, with_context
 
 EXPORT_FORMATS = ("jsonl", "silo-tree")
 
@@ -101,13 +101,14 @@ def register(app: typer.Typer) -> None:
             bool, typer.Option("--dry-run", help="Report what would happen; change nothing.")
         ] = False,
         db: DbOpt = None,
+        create: CreateOpt = False,
         as_json: JsonOpt = False,
     ) -> None:
         """Import memory from another layout, keeping each entry's date. Run as the owner
         locally (--as OWNER --local); plain JSONL may be imported in any context."""
         with (
             errors(as_json),
-            open_memory(db) as mem,
+            open_memory(db, create=create) as mem,
             Progress(
                 TextColumn("{task.description}"),
                 BarColumn(),

@@ -43,7 +43,13 @@ _HEADERS = {
     "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",
 }
-_SECTIONS = {Scope.USER: "people", Scope.GUILD: "community", Scope.OWNER: "owner"}
+_SECTIONS = {
+    Scope.USER: "people",
+    Scope.GUILD: "community",
+    Scope.GLOBAL: "notes",
+    Scope.OWNER: "owner",
+}
+PAGE_SIZE = 50
 
 
 def _private_note(fact: Fact) -> bool:
@@ -174,22 +180,51 @@ def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -
         return {
             "people": sum(f.scope is Scope.USER for f in facts),
             "community": sum(f.scope is Scope.GUILD for f in facts),
+            "notes": sum(f.scope is Scope.GLOBAL for f in facts),
         }
 
-    def facts_in(ctx: Context, scope: Scope, q: str) -> list[Fact]:
+    def facts_in(
+        ctx: Context,
+        scope: Scope,
+        q: str,
+        *,
+        page_no: int = 1,
+        person: str = "",
+        community: str = "",
+    ) -> dict[str, Any]:
+        """One page of a section: the facts, and counts that say the truth about the rest."""
+        start = (page_no - 1) * PAGE_SIZE
+        filters = {"subject": person.strip() or None, "community": community.strip() or None}
         if q.strip():
-            return [h.fact for h in mem.recall(ctx, q[:500], k=200) if h.fact.scope is scope]
-        return [f for f in mem.list(ctx) if f.scope is scope]
+            hp = mem.search_page(
+                ctx, q[:500], limit=PAGE_SIZE, start=start, scope=scope, count=True, **filters
+            )
+            facts, total, capped = [h.fact for h in hp.hits], hp.matches or 0, hp.capped
+        else:
+            lp = mem.list_page(ctx, limit=PAGE_SIZE, offset=start, scope=scope, **filters)
+            facts, total, capped = lp.facts, lp.total, False
+        return {
+            "facts": facts,
+            "total": total,
+            "capped": capped,
+            "first": start + 1 if facts else 0,
+            "last": start + len(facts),
+            "page_no": page_no,
+            "pages": max(1, -(-total // PAGE_SIZE)),
+        }
 
     def client(request: Request) -> str:
         return request.client.host if request.client else "?"
 
     def attempt(request: Request, password: str) -> bool:
         if throttle.blocked(client(request)):
+            mem.record_denial("dashboard", "login_throttled")
             raise _Stop(refuse(request, None, "Too many attempts; wait a few minutes.", 429))
         if check_password(mem, password):
             return True
         throttle.fail(client(request))
+        # In the owner's log, counted per minute (a flood adds to one row's count).
+        mem.record_denial("dashboard", "login_failed")
         return False
 
     def change(action: Callable[[], str], s: Session, fallback: str, done: str) -> Response:
@@ -202,11 +237,19 @@ def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -
             return go(fallback, s, f"Refused: {e.message} ({e.code}).")
         return go(back, s, done)
 
-    css = (resources.files("confidante.surfaces.dashboard") / "static" / "style.css").read_bytes()
+    static = resources.files("confidante.surfaces.dashboard") / "static"
+    css = (static / "style.css").read_bytes()
+    icon = (static / "favicon.svg").read_bytes()
 
     @router.get("/static/style.css")
     def style() -> Response:
         return Response(css, media_type="text/css", headers={"Cache-Control": "max-age=3600"})
+
+    @router.get("/static/favicon.svg")
+    def favicon() -> Response:
+        return Response(
+            icon, media_type="image/svg+xml", headers={"Cache-Control": "max-age=86400"}
+        )
 
     # -- login ---------------------------------------------------------------------------------
     @router.get("", response_class=HTMLResponse)
@@ -248,32 +291,69 @@ def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -
         resp.delete_cookie(COOKIE, path=PREFIX, secure=True, httponly=True, samesite="strict")
         return resp
 
-    # -- People and Community (the general inspector) ---------------------------------------
-    def listing(request: Request, scope: Scope, q: str) -> Response:
+    # -- People, Community and Notes for everyone (the general inspector) ---------------------
+    def listing(
+        request: Request, scope: Scope, q: str, page_no: int, person: str, community: str
+    ) -> Response:
         s = logged_in(request)
-        facts = facts_in(general(), scope, q)
+        try:
+            found = facts_in(
+                general(), scope, q, page_no=page_no, person=person, community=community
+            )
+        except ConfidanteError as e:  # a malformed filter (not platform:id, say)
+            s.flash.append(f"Filter ignored: {e.message}.")
+            found = facts_in(general(), scope, q, page_no=page_no)
+            person = community = ""
         return page(
             request,
             "facts.html",
             s,
             section=_SECTIONS[scope],
-            facts=facts,
             q=q,
+            person=person,
+            community=community,
             counts=counts(),
             action_base=f"{PREFIX}/facts",
+            **found,
         )
 
+    # each parameter gets its own Query (FastAPI keeps per-parameter state on it)
+    def q_param() -> Any:
+        return Query("", max_length=500)
+
+    def page_param() -> Any:
+        return Query(1, ge=1, le=100_000, alias="page")
+
+    def filter_param() -> Any:
+        return Query("", max_length=240)
+
     @router.get("/people", response_class=HTMLResponse)
-    def people(request: Request, q: str = Query("", max_length=500)) -> Response:
-        return listing(request, Scope.USER, q)
+    def people(
+        request: Request,
+        q: str = q_param(),
+        page_no: int = page_param(),
+        person: str = filter_param(),
+        community: str = filter_param(),
+    ) -> Response:
+        return listing(request, Scope.USER, q, page_no, person, community)
 
     @router.get("/community", response_class=HTMLResponse)
-    def community(request: Request, q: str = Query("", max_length=500)) -> Response:
-        return listing(request, Scope.GUILD, q)
+    def community_(
+        request: Request,
+        q: str = q_param(),
+        page_no: int = page_param(),
+        person: str = filter_param(),
+        community: str = filter_param(),
+    ) -> Response:
+        return listing(request, Scope.GUILD, q, page_no, person, community)
+
+    @router.get("/notes", response_class=HTMLResponse)
+    def notes(request: Request, q: str = q_param(), page_no: int = page_param()) -> Response:
+        return listing(request, Scope.GLOBAL, q, page_no, "", "")
 
     def visible_in_general(fact_id: str) -> Fact:
         fact = mem.get(general(), fact_id)
-        if fact.scope not in (Scope.USER, Scope.GUILD):
+        if fact.scope not in (Scope.USER, Scope.GUILD, Scope.GLOBAL):
             raise NotFound("no such fact")
         return fact
 
@@ -352,9 +432,13 @@ def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -
         return go(f"{PREFIX}/people", s, "Owner Private is locked again.")
 
     @router.get("/owner", response_class=HTMLResponse)
-    def owner_home(request: Request, q: str = Query("", max_length=500)) -> Response:
+    def owner_home(
+        request: Request,
+        q: str = Query("", max_length=500),
+        page_no: int = Query(1, ge=1, le=100_000, alias="page"),
+    ) -> Response:
         s = elevated(request)
-        facts = facts_in(private(), Scope.OWNER, q)
+        found = facts_in(private(), Scope.OWNER, q, page_no=page_no)
         # What the owner said about someone in private: user scope, but owner-only. Recall's
         # owner pool does not reach other people's silos, so filter the full list instead.
         notes = [f for f in mem.list(private()) if _private_note(f)]
@@ -366,10 +450,12 @@ def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -
             s,
             area="owner",
             section="owner",
-            facts=facts,
             notes=notes,
             q=q,
+            person="",
+            community="",
             action_base=f"{PREFIX}/owner/facts",
+            **found,
         )
 
     def owner_fact(fact_id: str) -> Fact:

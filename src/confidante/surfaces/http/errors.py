@@ -16,9 +16,11 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ...errors import ConfidanteError
+from ...errors import ConfidanteError, describe_validation
 
 log = logging.getLogger("confidante.surfaces.http")
+
+JSON_HINT = "the body is not valid JSON (send JSON, with Content-Type: application/json)"
 
 _HTTP_CODES = {
     400: "bad_request",
@@ -56,20 +58,11 @@ def error_response(
     return JSONResponse(error_body(code, message), status_code=status, headers=headers)
 
 
-def _field(loc: tuple[Any, ...] | list[Any]) -> str:
-    parts = [str(p) for p in loc if p not in ("body", "query", "path", "header")]
-    return ".".join(parts) or "request"
-
-
 def validation_message(errors: list[Any]) -> str:
     """`field: problem; ...` from pydantic errors, without their `input` values."""
-    shown = []
-    for e in errors[:5]:
-        if e.get("type") == "json_invalid":
-            return "the body is not valid JSON"
-        shown.append(f"{_field(e.get('loc', ()))}: {e.get('msg', 'invalid')}")
-    more = f" (and {len(errors) - 5} more)" if len(errors) > 5 else ""
-    return "; ".join(shown) + more if shown else "invalid request"
+    if any(e.get("type") == "json_invalid" for e in errors):
+        return JSON_HINT
+    return describe_validation(errors)
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -87,7 +80,7 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = list(exc.errors())
         if any(e.get("type") == "json_invalid" for e in errors):
-            return error_response(400, "malformed_json", "the body is not valid JSON")
+            return error_response(400, "malformed_json", JSON_HINT)
         return error_response(422, "invalid_input", validation_message(errors))
 
     @app.exception_handler(StarletteHTTPException)

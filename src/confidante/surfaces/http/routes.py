@@ -14,7 +14,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, Path, Request, Security
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from ...errors import InvalidContext
+from ...errors import ERROR_CODES, InvalidContext, error_example
 from ...memory import Memory
 from ...model import Context
 from ...services.credentials import AGENT_KEY_SCOPE, AgentKey
@@ -87,19 +87,58 @@ def context_for(body: Body, key: AgentKey, mem: Memory) -> Context:
     return ctx
 
 
-_ERRORS: dict[int | str, dict[str, Any]] = {
-    s: {"model": ErrorOut, "description": d}
-    for s, d in [
-        (400, "Malformed request"),
-        (401, "Missing, unknown or revoked agent key"),
-        (403, "Refused by policy (code says why)"),
-        (404, "No such fact visible in this context"),
-        (413, "Body too large"),
-        (422, "Invalid input"),
-    ]
+def _responses(statuses: dict[int, str]) -> dict[int | str, dict[str, Any]]:
+    """Each error status with an example body for every code it can carry (the catalogue)."""
+    out: dict[int | str, dict[str, Any]] = {}
+    for status, description in statuses.items():
+        codes = [c for c, d in ERROR_CODES.items() if d.status == status and c in API_CODES]
+        out[status] = {
+            "model": ErrorOut,
+            "description": f"{description}. Codes: " + ", ".join(f"`{c}`" for c in codes),
+            "content": {
+                "application/json": {
+                    "examples": {
+                        c: {"summary": ERROR_CODES[c].when, "value": error_example(c)}
+                        for c in codes
+                    }
+                }
+            },
+        }
+    return out
+
+
+# what the API itself can answer (the rest of the catalogue is the CLI's and the library's)
+API_CODES = set(ERROR_CODES) - {
+    "config_error",
+    "database_missing",
+    "database_exists",
+    "owner_missing",
+    "agent_key_exists",
+    "error",
+    "access_denied",
+    "master_key_error",
 }
 
-FactId = Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")
+_ERRORS = _responses(
+    {
+        400: "Malformed request",
+        401: "Missing, unknown or revoked agent key",
+        403: "Refused by policy (the code says why)",
+        404: "No such fact visible in this context",
+        413: "Body too large",
+        415: "Not a JSON body",
+        422: "Invalid input, or refused by the privacy guard",
+        500: "Server-side failure (key, store or integrity)",
+    }
+)
+
+FactId = Path(
+    min_length=1,
+    max_length=64,
+    pattern=r"^[A-Za-z0-9_-]+$",
+    description="A fact id, or a unique prefix of it (at least 4 characters) among the facts "
+    "this context may see.",
+)
 
 router = APIRouter(prefix="/v1", responses=_ERRORS, tags=["memory"])
 
@@ -128,21 +167,25 @@ def remember(body: RememberIn, request: Request, key: AgentKey = Depends(agent))
 @router.post("/memories/search", response_model=SearchOut, summary="Recall, best first")
 def search(body: SearchIn, request: Request, key: AgentKey = Depends(agent)) -> SearchOut:
     mem, ctx = _resolve(request, body, key)
-    hits = mem.recall(
+    page = mem.search_page(
         ctx,
         body.query,
-        body.k,
+        limit=body.k,
+        cursor=body.cursor,
         subjects=body.subjects,
         guilds=body.guilds,
         min_score=body.min_score,
     )
-    return SearchOut(hits=[HitOut.of(h) for h in hits])
+    return SearchOut(hits=[HitOut.of(h) for h in page.hits], next_cursor=page.next_cursor)
 
 
 @router.post("/memories/list", response_model=FactsOut, summary="Everything visible here")
 def list_memories(body: ListIn, request: Request, key: AgentKey = Depends(agent)) -> FactsOut:
     mem, ctx = _resolve(request, body, key)
-    return FactsOut(facts=[FactOut.of(f) for f in mem.list(ctx, limit=body.limit)])
+    page = mem.list_page(ctx, limit=body.limit, cursor=body.cursor, scope=body.scope)
+    return FactsOut(
+        facts=[FactOut.of(f) for f in page.facts], total=page.total, next_cursor=page.next_cursor
+    )
 
 
 @router.post("/memories/{fact_id}/get", response_model=FactOut, summary="One fact by id")

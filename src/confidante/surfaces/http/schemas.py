@@ -13,6 +13,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from ...model import Context, Fact, Hit
 from ...policy import AGENT_SURFACES
+from ...services.paging import iso
 from .errors import ApiError
 
 
@@ -115,16 +116,27 @@ class RememberIn(Body):
     ttl_days: float | None = Field(None, gt=0, le=36_500)
 
 
+CursorStr = Annotated[
+    str | None,
+    Field(max_length=400, description="The `next_cursor` of the previous page, for the next."),
+]
+
+
 class SearchIn(Body):
     query: Query
-    k: int = Field(10, ge=1, le=1000)
+    k: int = Field(10, ge=1, le=1000, description="Hits per page.")
+    cursor: CursorStr = None
     subjects: list[ActorStr] | None = Field(None, max_length=100)
     guilds: list[Id] | None = Field(None, max_length=100)
     min_score: float | None = Field(None, ge=-1e6, le=1e6)
 
 
 class ListIn(Body):
-    limit: int | None = Field(None, ge=1, le=10_000)
+    limit: int = Field(100, ge=1, le=1000, description="Facts per page.")
+    cursor: CursorStr = None
+    scope: Literal["owner", "user", "guild", "session", "global"] | None = Field(
+        None, description="Only this scope (still only what the context may see)."
+    )
 
 
 class UpdateIn(Body):
@@ -157,6 +169,8 @@ class CleanupIn(Body):
 
 
 class FactOut(BaseModel):
+    """A fact; times are ISO 8601 in UTC."""
+
     id: str
     scope: str
     text: str
@@ -200,10 +214,13 @@ class HitOut(BaseModel):
 
 class SearchOut(BaseModel):
     hits: list[HitOut]
+    next_cursor: str | None = Field(None, description="Send as `cursor` for the next page.")
 
 
 class FactsOut(BaseModel):
     facts: list[FactOut]
+    total: int = Field(description="How many facts match, over all pages.")
+    next_cursor: str | None = Field(None, description="Send as `cursor` for the next page.")
 
 
 class ForgottenOut(BaseModel):
@@ -215,20 +232,22 @@ class PromptOut(BaseModel):
 
 
 class DenialOut(BaseModel):
-    at: int  # milliseconds since the epoch
+    at: str = Field(description="When, ISO 8601 in UTC.")
     kind: str = "denial"  # or "owner_read"
     code: str
     scope: str | None = None
     surface: str
+    count: int = 1  # identical events within one minute share one entry
 
     @classmethod
     def of(cls, row: Any) -> DenialOut:
         return cls(
-            at=row.at,
+            at=iso(row.at) or "",
             kind=getattr(row, "kind", "denial"),
             code=row.code,
             scope=row.scope,
             surface=row.surface,
+            count=getattr(row, "count", 1),
         )
 
 
