@@ -193,3 +193,22 @@ def test_dev_set_is_readable_by_both_models() -> None:
     assert np.allclose(np.linalg.norm(zh[:, auto.split :], axis=1), 1.0, atol=1e-5)
     assert not zh[:, : auto.split].any()
     assert np.allclose(np.linalg.norm(en[:, : auto.split], axis=1), 1.0, atol=1e-5)
+
+
+def test_cleanup_stores_vectors_of_the_configured_embedder(tmp_path: Path, key: bytes) -> None:
+    """A database written under `static` and opened under the default: recall embeds its facts
+    again in memory at every load, until cleanup stores the new vectors (once)."""
+    db = tmp_path / "m.db"
+    with Memory.open(db, master_key=key, settings=Settings(embedder="static")) as m:
+        ids = [f.id for f in m.remember_many(ALICE, ["We adopted a beagle", "我们养了一只猫"])]
+    with Memory.open(db, master_key=key) as m:
+        assert m.cleanup(dry_run=True)["reembedded"] == 2
+        assert m.cleanup()["reembedded"] == 2
+        for fid in ids:
+            row = m.store.get_fact(fid)
+            assert row is not None
+            opened = m.decrypt(row)
+            assert opened is not None and opened.embedder == "auto"
+            assert opened.vector is not None and opened.vector.shape == (_auto_dim(),)
+        assert m.cleanup()["reembedded"] == 0
+        assert m.recall(ALICE, "我们有什么宠物？")[0].fact.id in ids

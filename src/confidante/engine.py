@@ -535,6 +535,15 @@ class Engine:
             with contextlib.suppress(NotFound):  # a neighbour erased meanwhile needs nothing
                 self.write_sealed(items)
 
+    def vector_is_current(self, vector: Any, made_by: str | None) -> bool:
+        """Whether a stored vector is what the configured embedder would store (True when no
+        ranker keeps vectors): `cleanup` embeds the others again and stores them."""
+        for r in self.pipeline.rankers:
+            is_current = getattr(r, "is_current", None)
+            if is_current is not None:
+                return bool(is_current(vector, made_by))
+        return True
+
     def _vectors_by(self) -> str | None:
         """The name of the embedder whose vectors `_embed` makes."""
         for r in self.pipeline.rankers:

@@ -60,8 +60,8 @@ class Semantic:
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         return self.embedder.embed(list(texts)).astype(np.float16)
 
-    def _stored(self, vector: np.ndarray | None, made_by: str | None) -> bool:
-        """Whether a stored vector was made by this embedder."""
+    def is_current(self, vector: np.ndarray | None, made_by: str | None) -> bool:
+        """Whether a stored vector was made by this embedder (else it is embedded again)."""
         if vector is None or vector.shape != (self.embedder.dim,):
             return False
         name = self.embedder.name
@@ -71,7 +71,7 @@ class Semantic:
         mat = np.zeros((len(index.facts), self.embedder.dim), dtype=np.float16)
         missing = []
         for i, f in enumerate(index.facts):
-            if self._stored(f.vector, f.embedder):
+            if self.is_current(f.vector, f.embedder):
                 mat[i] = f.vector
             else:
                 missing.append(i)
