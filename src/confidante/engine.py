@@ -14,6 +14,7 @@ import logging
 import os
 import re
 import threading
+import unicodedata
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
@@ -23,7 +24,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from . import policy
-from .config import Settings, load_settings
+from .config import MAX_TTL_DAYS, Settings, load_settings
 from .errors import (
     AccessDenied,
     AmbiguousId,
@@ -58,6 +59,12 @@ MAX_PREFIX_MATCHES = 1000
 OWNERS_META = "owners"
 MAX_TEXT_CHARS = 20_000
 WRITE_RETRIES = 8  # a write whose partition key changed under it (forget, re-key) starts over
+MAX_TTL = timedelta(days=MAX_TTL_DAYS)
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+"""History starts here: an earlier `created_at` is refused (far-past times with an offset
+cannot even be converted to UTC)."""
+_MIN_MS = to_ms(datetime.min.replace(tzinfo=UTC))
+_MAX_MS = to_ms(datetime.max.replace(tzinfo=UTC))
 
 
 def _utcnow() -> datetime:
@@ -223,7 +230,7 @@ class Engine:
         """Everything sealed in one stored row; None when its partition's key has been
         destroyed. IntegrityError when it does not open (tampered, or sealed elsewhere)."""
         dk = self.keys.data_key(row.partition_id, row.scope, create=False)
-        return None if dk is None else open_record(dk, row)
+        return None if dk is None else _open(dk, row)[0]
 
     def decrypt(self, row: FactRow) -> IndexedFact | None:
         """Open one stored row for the index; None when its partition's key was destroyed."""
@@ -459,6 +466,8 @@ class Engine:
             d = d if d.tzinfo is not None else d.replace(tzinfo=UTC)
             if d > latest:
                 raise InvalidInput("created_at is in the future")
+            if d < EPOCH:
+                raise InvalidInput("created_at is before 1970-01-01 (UTC)")
             out.append(d)
         return out
 
@@ -578,7 +587,7 @@ class Engine:
         skipped = 0
         for r in self.store.facts_in(row.id):
             try:
-                facts.append(_indexed(open_record(dk, r), r))
+                facts.append(_indexed(*_open(dk, r)))
             except IntegrityError:
                 skipped += 1  # tampered, or sealed under a key that is gone: never shown
         if skipped:
@@ -761,6 +770,12 @@ class Engine:
             self.deny(ctx, "not_author", row.scope)
             raise AccessDenied("not_author", scope=row.scope)
 
+    def check_forget(self, ctx: Context, fact_id: str) -> None:
+        """Raise (and record) exactly what `forget` would, forgetting nothing: for a caller
+        that must know before it writes (a replacement that must not half-succeed)."""
+        v, row, _, _ = self._find(ctx, fact_id, forgetting=True)
+        self._require_may_forget(ctx, v, row)
+
     def forget(self, ctx: Context, fact_id: str) -> None:
         """Delete one fact: by its writer, its subject, or the owner in an owner-private context
         (an expired fact too, until cleanup purges it)."""
@@ -817,7 +832,7 @@ class Engine:
             return to_ms(self.now())
         if not isinstance(at, datetime):
             raise InvalidInput("at must be a datetime")
-        return to_ms(min(at if at.tzinfo else at.replace(tzinfo=UTC), self.now()))
+        return to_ms(max(EPOCH, min(at if at.tzinfo else at.replace(tzinfo=UTC), self.now())))
 
     def public_stats(self) -> dict[str, Any]:
         """The T1 store: `{"skill_stats": {...}, "patterns_observed": [...]}`. Anything an
@@ -915,8 +930,30 @@ def _shown(v: Viewer, fact: Fact) -> Fact:
     return replace(fact, author=None, origin=fact.scope.value, community=None)
 
 
+def _clamp_ms(ms: Any) -> Any:
+    return ms if ms is None else min(max(ms, _MIN_MS), _MAX_MS)
+
+
+def _open(dk: bytes, row: FactRow) -> tuple[Opened, FactRow]:
+    """Open a stored row. Times outside what a datetime can hold (a row written before
+    dates were checked) are read as the nearest representable one: one odd row must not
+    make a whole partition unreadable. Times are not authenticated data, so the ciphertext
+    still opens. Returns the row as read, with its times in range."""
+    if any(
+        t is not None and not _MIN_MS <= t <= _MAX_MS
+        for t in (row.created_at, row.updated_at, row.expires_at)
+    ):
+        row = replace(
+            row,
+            created_at=_clamp_ms(row.created_at),
+            updated_at=_clamp_ms(row.updated_at),
+            expires_at=_clamp_ms(row.expires_at),
+        )
+    return open_record(dk, row), row
+
+
 def _day(ms: int) -> str:
-    return datetime.fromtimestamp(ms / 1000, UTC).date().isoformat()
+    return datetime.fromtimestamp(_clamp_ms(ms) / 1000, UTC).date().isoformat()
 
 
 def _newest(cands: Sequence[Candidates]) -> list[tuple[IndexedFact, str | None]]:
@@ -931,12 +968,21 @@ def _newest(cands: Sequence[Candidates]) -> list[tuple[IndexedFact, str | None]]
     return items
 
 
+# Letters that render as nothing (Hangul fillers, the Braille blank): with format and
+# control characters, a text made only of these says nothing.
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
+def _blank(c: str) -> bool:
+    return c.isspace() or c in _BLANK_LETTERS or unicodedata.category(c) in ("Cf", "Cc")
+
+
 def _check_text(text: object) -> str:
     if not isinstance(text, str):
         raise InvalidInput("text must be a string")
     stripped = text.strip()
-    if not stripped:
-        raise EmptyText("text is empty")
+    if all(_blank(c) for c in stripped):  # also "" and zero-width-only text
+        raise EmptyText("text is empty (nothing visible in it)")
     if len(stripped) > MAX_TEXT_CHARS:
         raise InvalidInput(f"text is longer than {MAX_TEXT_CHARS} characters")
     if "\x00" in stripped:
@@ -951,6 +997,10 @@ def _check_text(text: object) -> str:
 def _check_label_text(value: object, what: str, limit: int = 64) -> str:
     if not isinstance(value, str) or not value.strip() or len(value) > limit:
         raise InvalidInput(f"{what} must be a non-empty string of at most {limit} characters")
+    if any(unicodedata.category(c) in ("Cc", "Cf") for c in value.strip()):
+        raise InvalidInput(f"{what} must be one line of visible text (no control characters)")
+    if all(_blank(c) for c in value.strip()):
+        raise InvalidInput(f"{what} must have something visible in it")
     return value.strip()
 
 
@@ -970,8 +1020,8 @@ def _check_count(count: object) -> int:
 
 
 def _check_ttl(ttl: object) -> None:
-    if ttl is not None and (not isinstance(ttl, timedelta) or ttl <= timedelta(0)):
-        raise InvalidInput("ttl must be a positive timedelta")
+    if ttl is not None and (not isinstance(ttl, timedelta) or not timedelta(0) < ttl <= MAX_TTL):
+        raise InvalidInput(f"ttl must be a positive timedelta of at most {MAX_TTL.days} days")
 
 
 def _check_meta(kind: object, source_skill: object, confidence: object, ttl: object) -> None:

@@ -64,7 +64,7 @@ class AccessDenied(ConfidanteError):
 
     `code` is one of: owner_required, owner_private_context_required,
     guild_context_required, forbidden_subject, unknown_namespace, namespace_required,
-    not_author, local_context_required.
+    not_author, local_context_required, reserved_platform.
     """
 
     code = "access_denied"
@@ -86,6 +86,8 @@ _DENIAL_MESSAGES = {
     "origin_mismatch": "a fact may be rewritten only where it was learned (or in the owner's "
     "dashboard): text said here would be shown to another audience",
     "local_context_required": "only the owner's own local tools may do this (plaintext files)",
+    "reserved_platform": "actors on the silo and mem0 platforms are the importers' "
+    "placeholders; an agent may not speak as one",
 }
 
 
@@ -325,6 +327,12 @@ ERROR_CODES: dict[str, ErrorDoc] = {
         403,
         "an agent key asserts an owner-only surface (owner_dashboard, local, dashboard)",
         "agent keys may assert only dm, group_dm, guild_text, guild_voice and background contexts",
+    ),
+    "reserved_platform": _doc(
+        403,
+        "an agent asserts an actor on a platform the importers reserve (silo:, mem0:)",
+        "actors on the silo and mem0 platforms are the importers' placeholders; "
+        "an agent may not speak as one",
     ),
     "pinned_context_mismatch": _doc(
         403,

@@ -38,6 +38,12 @@ ANY = "*"  # origin key wildcard in grants
 AGENT_SURFACES = frozenset(
     {Surface.DM, Surface.GROUP_DM, Surface.GUILD_TEXT, Surface.GUILD_VOICE, Surface.BACKGROUND}
 )
+# Actor platforms the importers mint for people they could not name: `silo:<hash>` (a silo
+# folder no sender matched) and `mem0:<user_id>` (a Mem0 user without a mapping). Whoever
+# could assert such an actor would read that person's imported memory, so an agent may not.
+SILO_PLATFORM = "silo"
+MEM0_PLATFORM = "mem0"  # also the Mem0 client's own: an app moved from Mem0 keeps its users
+RESERVED_PLATFORMS = frozenset({SILO_PLATFORM, MEM0_PLATFORM})
 _GUILD_SURFACES = frozenset({Surface.GUILD_TEXT, Surface.GUILD_VOICE, Surface.GROUP_DM})
 _NO_SESSION_SURFACES = frozenset({Surface.DASHBOARD, Surface.BACKGROUND})
 
@@ -56,6 +62,18 @@ def is_owner_private(ctx: Context, owners: Collection[str]) -> bool:
     if not is_owner(ctx.actor, owners):
         return False
     return ctx.surface in (Surface.DM, Surface.OWNER_DASHBOARD, Surface.LOCAL)
+
+
+def agent_context_denial(ctx: Context) -> str | None:
+    """What an agent (a bearer token, a pinned identity) may assert: a chat surface, with
+    actors on platforms of their own (never one the importers reserve). Returns the denial
+    code, or None when allowed."""
+    if ctx.surface not in AGENT_SURFACES:
+        return "surface_not_allowed"
+    people = [ctx.actor, *ctx.participants] if ctx.actor else list(ctx.participants)
+    if any(parse_actor(a)[0] in RESERVED_PLATFORMS for a in people):
+        return "reserved_platform"
+    return None
 
 
 # --- partitions and origins -------------------------------------------------------------
@@ -433,6 +451,16 @@ def backdate_denial(ctx: Context, authority: Context | None, owners: Collection[
     return owner_only_code(is_owner((authority or ctx).actor, owners))
 
 
+def import_denial(ctx: Context, owners: Collection[str], *, places_entries: bool) -> str | None:
+    """Importing plain texts is anyone's: they land where the importing context writes. An
+    import that places entries itself (into other people's silos, scopes and origins named
+    by the source, with their dates: every layout but plain JSONL, and JSONL lines as
+    `export` writes them) is the owner's, in private. Returns the denial code, or None."""
+    if not places_entries or is_owner_private(ctx, owners):
+        return None
+    return owner_only_code(is_owner(ctx.actor, owners))
+
+
 def export_denial(ctx: Context, owners: Collection[str]) -> str | None:
     """An export writes every visible fact to plaintext files: the owner's alone, on their
     own machine (`local` with an owner actor). Returns the denial code, or None."""
@@ -451,7 +479,10 @@ def may_forget(v: Viewer, author_key: str | None, subject_key: str | None) -> bo
 __all__ = [
     "ANY",
     "GLOBAL_PARTITION",
+    "MEM0_PLATFORM",
     "OWNER_PARTITION",
+    "RESERVED_PLATFORMS",
+    "SILO_PLATFORM",
     "Grant",
     "KeyFn",
     "PartitionRef",
@@ -459,6 +490,7 @@ __all__ = [
     "Viewer",
     "WriteTarget",
     "actors_named_in",
+    "agent_context_denial",
     "backdate_denial",
     "can_read",
     "default_namespace",
@@ -466,6 +498,7 @@ __all__ = [
     "forget_subject_denial",
     "grant_for",
     "guild_partition",
+    "import_denial",
     "is_owner",
     "is_owner_private",
     "keyed_origin",

@@ -21,6 +21,7 @@ from ...services.paging import iso
 from ...store.postgres import is_postgres_url
 from . import agents, interop, setup
 from .flags import (
+    STDIN,
     CreateOpt,
     DbOpt,
     JsonOpt,
@@ -30,6 +31,7 @@ from .flags import (
     errors,
     open_memory,
     out,
+    text_or_stdin,
     with_context,
 )
 
@@ -91,7 +93,7 @@ def _fact_table(facts: list[Fact], scores: list[float] | None = None) -> Table:
 @app.command()
 @with_context
 def remember(
-    text: Annotated[str, typer.Argument(help="What to remember.")],
+    text: Annotated[str, typer.Argument(help="What to remember (`-`: read it from stdin).")],
     ctx: Context,
     namespace: Annotated[
         str | None, typer.Option("--namespace", "-n", help="me, owner, guild, user:ID, ...")
@@ -104,14 +106,14 @@ def remember(
 ) -> None:
     """Remember a fact in the namespace this context may write."""
     with errors(as_json), open_memory(db, create=create) as mem:
-        fact = mem.remember(ctx, text, namespace, kind=kind, source_skill=skill)
+        fact = mem.remember(ctx, text_or_stdin(text), namespace, kind=kind, source_skill=skill)
     emit(as_json, fact.to_dict(), lambda: out.print(f"remembered {fact.id} in {fact.scope}"))
 
 
 @app.command()
 @with_context
 def recall(
-    query: Annotated[str, typer.Argument(help="What to look for.")],
+    query: Annotated[str, typer.Argument(help="What to look for (`-`: read it from stdin).")],
     ctx: Context,
     k: Annotated[int, typer.Option("-k", help="How many hits.")] = 10,
     subjects: Annotated[
@@ -127,7 +129,7 @@ def recall(
     """Recall what this context may see, best first."""
     with errors(as_json), open_memory(db, create=create) as mem:
         hits: list[Hit] = mem.recall(
-            ctx, query, k, subjects=_split(subjects), guilds=_split(guilds)
+            ctx, text_or_stdin(query), k, subjects=_split(subjects), guilds=_split(guilds)
         )
     emit(
         as_json,
@@ -191,7 +193,7 @@ def list_(
 @with_context
 def update(
     fact_id: Annotated[str, typer.Argument(help="Fact id.")],
-    text: Annotated[str, typer.Argument(help="The new text.")],
+    text: Annotated[str, typer.Argument(help="The new text (`-`: read it from stdin).")],
     ctx: Context,
     db: DbOpt = None,
     create: CreateOpt = False,
@@ -199,14 +201,16 @@ def update(
 ) -> None:
     """Replace a fact's text (its writer, its subject, or the owner in private)."""
     with errors(as_json), open_memory(db, create=create) as mem:
-        fact = mem.update(ctx, fact_id, text)
+        fact = mem.update(ctx, fact_id, text_or_stdin(text))
     emit(as_json, fact.to_dict(), lambda: out.print(f"updated {fact.id}"))
 
 
 @app.command()
 @with_context
 def context(
-    query: Annotated[str, typer.Argument(help="What the conversation is about.")],
+    query: Annotated[
+        str, typer.Argument(help="What the conversation is about (`-`: read it from stdin).")
+    ],
     ctx: Context,
     max_tokens: Annotated[int, typer.Option("--max-tokens", help="Token budget.")] = 800,
     db: DbOpt = None,
@@ -215,22 +219,30 @@ def context(
 ) -> None:
     """Print the prompt context for this conversation: identity block plus recalled facts."""
     with errors(as_json), open_memory(db, create=create) as mem:
-        text = mem.prompt_context(ctx, query, max_tokens=max_tokens)
+        text = mem.prompt_context(ctx, text_or_stdin(query), max_tokens=max_tokens)
     emit(as_json, {"context": text}, lambda: print(text))
 
 
 @app.command("forget-subject")
 @with_context
 def forget_subject(
-    subject: Annotated[str, typer.Argument(help="The actor to erase, platform:id.")],
     ctx: Context,
+    subject: Annotated[
+        str | None,
+        typer.Argument(help="The actor to erase, platform:id (default: the one speaking)."),
+    ] = None,
     db: DbOpt = None,
     create: CreateOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Erase everything about a person and destroy their keys (owner in private, or self)."""
-    with errors(as_json), open_memory(db, create=create) as mem:
-        report = mem.forget_subject(ctx, subject)
+    """Erase everything about a person and destroy their keys (owner in private, or self:
+    "forget me", with no SUBJECT)."""
+    with errors(as_json):
+        subject = subject or ctx.actor
+        if subject is None:
+            raise InvalidInput("name the actor to erase (this context has no actor)")
+        with open_memory(db, create=create) as mem:
+            report = mem.forget_subject(ctx, subject)
     emit(as_json, report, lambda: out.print(_erasure_line(f"forgot {subject}", report)))
 
 
@@ -442,7 +454,7 @@ def backup(
     as_json: JsonOpt = False,
 ) -> None:
     """A consistent online copy of the database, still encrypted. Keep the master key
-    apart from it: `restore` will need it (--key-file or --key) on a new machine."""
+    apart from it: `restore` will need it (--key-file or --key-stdin) on a new machine."""
     with errors(as_json), open_memory(db) as mem:
         path = mem.backup(dest)
     emit(
@@ -461,17 +473,28 @@ def restore(
         Path | None,
         typer.Option("--key-file", help="The backup's master key file (default: BACKUP.key)."),
     ] = None,
+    key_stdin: Annotated[
+        bool,
+        typer.Option("--key-stdin", help="Read the backup's master key (base64) from stdin."),
+    ] = False,
     key: Annotated[
-        str | None, typer.Option("--key", help="The backup's master key, base64 of 32 bytes.")
+        str | None,
+        typer.Option(
+            "--key",
+            help="The backup's master key, base64 of 32 bytes. Visible to other local users "
+            "in the process list: prefer --key-stdin, --key-file or CONFIDANTE_MASTER_KEY.",
+        ),
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing database.")] = False,
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Put a backup in place (a new path or, with --force, over the database), after
-    checking that its master key opens it. The key comes from --key-file or --key, else
-    CONFIDANTE_MASTER_KEY, the database's key file, or a key file beside the backup; the
-    restored database gets a key file beside it so it opens as it is."""
+    checking that its master key opens it. The key comes from --key-stdin, --key-file or
+    --key, else CONFIDANTE_MASTER_KEY, the database's key file, or a key file beside the
+    backup; the restored database gets a key file beside it so it opens as it is. A key
+    given with --key is visible to every local user while the command runs (the process
+    list): pipe it in with --key-stdin instead."""
     from ...services.lifecycle import backup_opens_with
     from ...services.lifecycle import restore as restore_db
     from ...vault.crypto import key_file_for, parse_master_key, read_key_file, write_key_file
@@ -488,7 +511,11 @@ def restore(
             if settings.master_key is not None
             else None
         )
-        if key is not None:
+        if sum((key is not None, key_file is not None, key_stdin)) > 1:
+            raise InvalidInput("give the key one way: --key-stdin, --key-file or --key")
+        if key_stdin:
+            master = parse_master_key(text_or_stdin(STDIN).strip())
+        elif key is not None:
             master = parse_master_key(key)
         elif key_file is not None:
             master = read_key_file(key_file)
@@ -502,7 +529,7 @@ def restore(
             if not candidates:
                 raise MasterKeyMissing(
                     "no key for this backup here: give its master key with --key-file PATH "
-                    "or --key BASE64"
+                    "or --key-stdin"
                 )
             master = next((k for k in candidates if backup_opens_with(src, k)), candidates[0])
         if env_key is not None and env_key != master:

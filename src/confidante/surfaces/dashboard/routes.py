@@ -384,9 +384,9 @@ def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -
         s = check_post(request, logged_in(request), csrf)
 
         def act() -> str:
-            back = f"{PREFIX}/{_SECTIONS[visible_in_general(fact_id).scope]}"
-            mem.update(private(), fact_id, text)
-            return back
+            fact = visible_in_general(fact_id)  # a short id is resolved once, here
+            mem.update(private(), fact.id, text)
+            return f"{PREFIX}/{_SECTIONS[fact.scope]}"
 
         return change(act, s, f"{PREFIX}/people", "Saved.")
 
@@ -395,9 +395,9 @@ def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -
         s = check_post(request, logged_in(request), csrf)
 
         def act() -> str:
-            back = f"{PREFIX}/{_SECTIONS[visible_in_general(fact_id).scope]}"
-            mem.forget(private(), fact_id)
-            return back
+            fact = visible_in_general(fact_id)  # a short id is resolved once, here
+            mem.forget(private(), fact.id)
+            return f"{PREFIX}/{_SECTIONS[fact.scope]}"
 
         return change(act, s, f"{PREFIX}/people", "Deleted.")
 
@@ -493,8 +493,7 @@ def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -
         s = check_post(request, elevated(request), csrf)
 
         def act() -> str:
-            owner_fact(fact_id)
-            mem.update(private(), fact_id, text)
+            mem.update(private(), owner_fact(fact_id).id, text)
             return f"{PREFIX}/owner"
 
         return change(act, s, f"{PREFIX}/owner", "Saved.")
@@ -504,8 +503,7 @@ def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -
         s = check_post(request, elevated(request), csrf)
 
         def act() -> str:
-            owner_fact(fact_id)
-            mem.forget(private(), fact_id)
+            mem.forget(private(), owner_fact(fact_id).id)
             return f"{PREFIX}/owner"
 
         return change(act, s, f"{PREFIX}/owner", "Deleted.")
