@@ -79,6 +79,7 @@ PHONE_CUES = (
     r"|number\s+is|reach\s+(?:me|us|him|her)?\s*(?:on|at)?|contact|landline|\bfax|\bcel\b\.?"
     r"|handy(?:nummer)?|telefon(?:nummer)?|festnetz|mobil(?:nummer|funk)?|rufnummer"
     r"|ruf\s+(?:mich\s+)?an|erreichbar\s+unter|unter\s+der\s+nummer"
+    r"|(?:meine|deine|seine|ihre|unsere|eure)\s+(?:\w+)?nummer"
     r"|t[ée]l[ée]phone|t[ée]l\.?|portable|(?:mon|ton|son|notre|votre)\s+num[ée]ro|appelle[sz]?(?:-moi)?(?:\s+au)?|joignable\s+au"
     r"|tel[ée]fono|m[óo]vil|celular|llámame(?:\s+al)?|llamame(?:\s+al)?|whats"
     r"|(?:mi|tu|su|meu|seu|il\s+mio)\s+n[úu]mero"
@@ -103,4 +104,15 @@ CARD_CUES = (
     r"Kreditkarte|Karte(?:nnummer)?|Kontonummer|Bankkonto|"
     r"carte\s+(?:bancaire|de\s+crédit|bleue)|num[ée]ro\s+de\s+carte|compte\s+bancaire|RIB|"
     r"tarjeta|n[úu]mero\s+de\s+(?:la\s+)?tarjeta|cuenta(?:\s+bancaria)?|cart[ãa]o|conta"
+)
+
+# Words that name a bank account (not a card), before its number, possibly a few words on.
+ACCOUNT_CUES = (
+    r"num[ée]ro\s+de\s+compte|n[°º]\s*de\s+compte|(?:mon|ton|son|notre|votre)\s+compte"
+    r"|compte\s+(?:bancaire|courant|ch[èe]que|joint|[ée]pargne)|cl[ée]\s+RIB|RIB"
+    r"|Kontonummer|Konto-?Nr\.?|Kontonr\.?|Bankkonto|(?:mein|dein|sein|ihr|unser)\s+Konto"
+    r"|n[úu]mero\s+de\s+(?:la\s+)?cuenta|(?:mi|tu|su|nuestra)\s+cuenta"
+    r"|cuenta\s+(?:bancaria|corriente|de\s+ahorros?)|CLABE(?:\s+interbancaria)?|CBU|CVU"
+    r"|n[úu]mero\s+da\s+conta|conta\s+corrente|numero\s+di\s+conto|conto\s+corrente"
+    r"|银行账号|银行帐号|账号|帳號|帐号|账户|賬戶|对公账户"
 )
