@@ -401,10 +401,20 @@ _ZH_SECRET = re.compile(
 _EU_SECRET = re.compile(
     rf"(?<![\w-])(?P<noun>{cues.SECRET_NOUNS_EU}|{cues.PIN_NOUNS_EU})"
     # "das Passwort für das WLAN ist ...", "la contraseña del wifi es ..."
-    r"(?:\s+(?:für|fuer|vom|von|des|der|meiner|meines|meinem|deiner|unserer|du|de|del|de\s+la"
-    r"|de\s+mon|de\s+ma|de\s+mi|pour|para|do|da|di|della)"
+    r"(?:\s+(?:für|fuer|fürs|fuers|vom|von|des|der|zum|zur|beim|bei|im|am|meiner|meines|meinem"
+    r"|deiner|unserer|du|de|del|de\s+la|de\s+mon|de\s+ma|de\s+mi|pour(?:\s+l[ea])?|au|aux"
+    r"|sur|para(?:\s+el|\s+la)?|al|en|do|da|di|della|per)"
     r"(?:\s+[\w'\u2019-]+){1,2}?)?"
     rf"(?:{cues.COPULA_EU}|\s+(?=\S*\d))"
+    rf"(?:{_QUOTED}|(?P<v>[^\s\"'\u201c\u2018`«][^\s»]*))",
+    re.I,
+)
+# A few words of any kind between the noun and the verb ("mot de passe wifi Livebox-8F21
+# c'est ..."): then the value must look machine-made.
+_EU_SECRET_LOOSE = re.compile(
+    rf"(?<![\w-])(?P<noun>{cues.SECRET_NOUNS_EU}|{cues.PIN_NOUNS_EU})"
+    r"(?:\s+[\w'\u2019.-]+){1,3}?"
+    rf"{cues.COPULA_EU}"
     rf"(?:{_QUOTED}|(?P<v>[^\s\"'\u201c\u2018`«][^\s»]*))",
     re.I,
 )
@@ -431,20 +441,28 @@ def find_multilingual(text: str) -> Iterator[Finding]:
                 ok = len(value) >= 4 and value.lower() not in NOT_A_VALUE
             if ok:
                 yield Finding(CATEGORY, start, end)
-    for m in _EU_SECRET.finditer(text):
-        group = "q" if m.group("q") is not None else "v"
-        start, end = m.span(group)
-        if group == "v":
-            end = trim_value(text, start, end)
-        if _eu_plausible(text[start:end], m.group("noun")):
+    for pattern in (_EU_SECRET, _EU_SECRET_LOOSE):
+        for m in pattern.finditer(text):
+            group = "q" if m.group("q") is not None else "v"
+            start, end = m.span(group)
+            if group == "v":
+                end = trim_value(text, start, end)
+            value = text[start:end]
+            if not _eu_plausible(value, m.group("noun")):
+                continue
+            if pattern is _EU_SECRET_LOOSE and not (
+                _EU_PIN.search(m.group("noun").strip()) or _generated_looking(value)
+            ):
+                continue
             yield Finding(CATEGORY, start, end)
 
 
 def _eu_plausible(value: str, noun: str) -> bool:
     if not value or _CODE_REFERENCE.match(value) or "(" in value:
         return False
-    if _EU_PIN.search(noun.strip()):
-        return sum(ch.isdigit() for ch in value) >= 4 and len(value) <= 12
+    if _EU_PIN.search(noun.strip()):  # a digicode may hold letters: "4B72A"
+        digits = sum(ch.isdigit() for ch in value)
+        return len(value) <= 12 and (digits >= 4 or (digits >= 3 and value.isalnum()))
     word = value.lower().strip(".,!?")
     if word in cues.NOT_A_SECRET_EU or word in NOT_A_VALUE:
         return False
