@@ -39,15 +39,15 @@ _TLDS = (
 # An obfuscated "at" and an obfuscated dot before the TLD are both required, so "meet at
 # home" or "a point for us" never match.
 _OBFUSCATED_EMAIL = re.compile(
-    rf"(?<![\w.])(?:[a-z0-9_%+-]+(?:{_DOT}|\.))*[a-z0-9_%+-]+(?:{_AT})[a-z0-9-]+"
-    rf"(?:(?:{_DOT}|\.)[a-z0-9-]+)*?(?:{_DOT})(?:{_TLDS})\b",
+    rf"(?<![\w.])(?:[a-z0-9_%+-]{{1,40}}(?:{_DOT}|\.)){{0,3}}[a-z0-9_%+-]{{1,40}}(?:{_AT})"
+    rf"[a-z0-9-]{{1,40}}(?:(?:{_DOT}|\.)[a-z0-9-]{{1,40}}){{0,3}}?(?:{_DOT})(?:{_TLDS})\b",
     re.I,
 )
 # "john.smith at gmail.com": a spelled-out "at" alone, when the name part has a dot, digit or
 # underscore in it (so "I work at amazon.com" stays).
 _HALF_OBFUSCATED_EMAIL = re.compile(
-    rf"(?<![\w.])[a-z0-9%+-]*[._\d][a-z0-9._%+-]*(?:{_AT})[a-z0-9-]+(?:\.[a-z0-9-]+)*"
-    rf"\.(?:{_TLDS})\b",
+    rf"(?<![\w.])[a-z0-9%+-]{{0,40}}[._\d][a-z0-9._%+-]{{0,40}}(?:{_AT})[a-z0-9-]{{1,40}}"
+    rf"(?:\.[a-z0-9-]{{1,40}}){{0,3}}\.(?:{_TLDS})\b",
     re.I,
 )
 _VERSION = re.compile(r"v?\d+(?:\.\d+)*\s", re.I)  # "v2.0 at github.com": a release
