@@ -115,6 +115,13 @@ _ACCOUNT_CUED = re.compile(
     r"(?P<gap>[^\d.!?\n]{0,40}?)"
     r"(?<![\w-])(?P<id>(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{7,34}|\d{2,6}(?:[\s-]\d{2,12}){1,6})(?![\w-])"
 )
+# A card's security code after its name: "CVV: 318", "Prüfnummer 771", "cryptogramme 442".
+_CVV = re.compile(
+    r"(?<![\w-])(?i:cvv2?|cvc2?|cid|csc|card\s+security\s+code|security\s+code|"
+    r"(?:Karten)?prüf(?:nummer|ziffer|code)|Sicherheitscode|cryptogramme(?:\s+visuel)?|"
+    r"code\s+de\s+s[ée]curit[ée]|c[óo]digo\s+de\s+seguridad|安全码|验证码|CVV码)"
+    r"(?:\s*(?i:is|ist|lautet|est|c['\u2019]est|es|是|:|=)\s*|\s+)(?P<id>\d{3,4})(?!\d)"
+)
 _AMOUNT_AFTER = re.compile(
     r"\s*(?:€|\$|£|¥|元|块|%|(?i:euros?|eur|dollars?|usd|pesos?|mxn|ars|francs?|chf|"
     r"habitants?|habitantes|abonn[ée]s|seguidores|followers|personnes|personas|fois|veces)\b)"
@@ -175,6 +182,10 @@ _CHECKSUMMED = (
 
 
 def find_financial(text: str) -> Iterator[Finding]:
+    if not enough_digits(text, 3):
+        return
+    for m in _CVV.finditer(text):
+        yield Finding("financial_account", m.start("id"), m.end("id"))
     if not enough_digits(text, 6):  # accounts, cards and IBANs all have six digits or more
         return
     for m in _IBAN_CUED.finditer(text):  # named an IBAN: a wrong check digit is still one

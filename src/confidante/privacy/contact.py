@@ -14,8 +14,9 @@ from .findings import Finding
 # A colon may come right before ("邮箱:li@x.cn" with a full-width colon, "mailto:bob@x.com");
 # a URL's user part ("https://user:pw@host") is the credential detector's, which wins.
 _EMAIL = re.compile(
-    r"(?<![\w.+/%'-])(?P<local>[A-Za-z0-9][A-Za-z0-9._%+'-]*)@"
-    r"(?P<host>[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9-]+)*\.(?P<tld>[A-Za-z]{2,24}))"
+    # letters of any script ("jürgen.müller@gmx.de", "josé@correo.es")
+    r"(?<![\w.+/%'-])(?P<local>[^\W_][\w.%+'-]*)@"
+    r"(?P<host>[^\W_](?:[\w-]*[^\W_])?(?:\.[\w-]+)*\.(?P<tld>[^\W\d_]{2,24}))"
     r"(?![\w@-])"
 )
 # "at" and "dot" spelled out, bracketed, or as symbols with spaces round them, in the
@@ -118,6 +119,9 @@ _OTHER_NUMBER = re.compile(
     r"pedido|factura|env[íi]o|订单号?|单号|快递|编号|发票|人口|einwohner|habitantes?|学号|工号|"
     r"会员号|房间号|车牌号|航班号|座位号|批次号|账号|卡号|APO\s+A[EPA]|FPO\s+A[EPA]|DPO\s+A[EPA]|"
     # part, article and reference numbers; parcel services and their guide numbers
+    r"\blott?o|lotter|ganador|gagnant|tirage|sorteo|quiniela|bingo|euromillion|powerball|"
+    r"双色球|彩票|大乐透|\bcharge\b|\blote?\b|\bbatch|批号|"
+    r"\bclient|\bcliente|\bkunde|\babonn|\bsocio|contrat|vertrag|dossier|expediente|aktenzeichen|"
     r"\bnr\b\.?|\bn[°º]|ersatzteil\w*|artikel\w*|teilenummer|r[ée]f\b\.?|r[ée]f[ée]rence|pi[èe]ce|"
     r"referencia|pieza|modelo|mod[eè]le|c[óo]digo\s+del?\s+producto|\bgu[íi]a\b|seguimiento|"
     r"suivi|\b(?:dhl|ups|fedex|usps|gls|dpd|hermes|correos|colissimo|chronopost|estafeta)\b|"
@@ -136,6 +140,8 @@ _UNIT_AFTER = re.compile(
     r"bytes|times|Leute|Menschen|Einwohner|personnes|habitants|personas|habitantes)\b)"
 )
 _DATE_LIKE = re.compile(r"^(?:\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4})$")
+# "2024-05-12 10:30" is a timestamp, "2024-0815-12" a batch or file number: a year first.
+_STARTS_WITH_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?!\d)|(?:19|20)\d{2}-")
 
 
 _DECIMAL = re.compile(r"\d+\.\d+")
@@ -161,6 +167,8 @@ def find_phones(text: str) -> Iterator[Finding]:
             continue
         before = text[max(0, run.start() - 30) : run.start()]
         cue = _PHONE_CUE.search(before) is not None
+        if _STARTS_WITH_DATE.match(candidate) and not cue:
+            continue
         if "/" in candidate and not cue:  # "030/12345678" after "Telefon"; else a date or ratio
             continue
         if _OTHER_NUMBER.search(before) and not _PHONE_WORD.search(before):

@@ -341,9 +341,34 @@ def find(text: str) -> Iterator[Finding]:
         yield from _conversational(text)
 
 
+# Talk about passwords in general: "the most common password is 123456", "die häufigste PIN
+# ist 1234", "le mot de passe par défaut est admin".
+_GENERIC_BEFORE = re.compile(
+    r"(?i:most\s+(?:common|popular|used)|commonest|default|worst|weakest|typical|popular|"
+    r"example|sample|häufigste\w*|beliebteste\w*|Standard|schlechteste\w*|plus\s+(?:courant|utilis[ée])"
+    r"|pire|par\s+d[ée]faut|d['\u2019]exemple|m[áa]s\s+(?:com[úu]n|usad[oa])|peor|por\s+defecto"
+    r"|de\s+ejemplo|最常见的?|默认的?|最弱的?)\s*\w*\s*$"
+)
+
+
+_POSSESSIVE = re.compile(
+    r"(?i:\b(?:my|our|your|mein\w*|unser\w*|dein\w*|mon|ma|mes|notre|ton|ta|mi|mis|nuestr\w*|tu)\b)"
+    r"|我的|我们的|你的"
+)
+
+
+def _generic(text: str, noun_start: int) -> bool:
+    """Whether the noun is spoken of in general (a default, the most common one), and not as
+    someone's own ("my router's default password is ..." is theirs)."""
+    before = text[max(0, noun_start - 32) : noun_start]
+    return _GENERIC_BEFORE.search(before) is not None and not _POSSESSIVE.search(before)
+
+
 def _conversational(text: str) -> Iterator[Finding]:
     for pattern in (_NOUN_VALUE, _CHANGED_TO):
         for m in pattern.finditer(text):
+            if _generic(text, m.start("noun")):
+                continue
             group = "q" if m.group("q") is not None else "v"
             start, end = m.span(group)
             if group == "v":
@@ -431,6 +456,8 @@ def find_multilingual(text: str) -> Iterator[Finding]:
         return
     if _CJK_CHAR.search(text):
         for m in _ZH_SECRET.finditer(text):
+            if _generic(text, m.start("noun")):
+                continue
             start, end = m.start("v"), trim_value(text, m.start("v"), m.end("v"))
             value = text[start:end]
             if _CODE_REFERENCE.match(value):  # a placeholder ("[CREDENTIAL]") or a reference
@@ -443,6 +470,8 @@ def find_multilingual(text: str) -> Iterator[Finding]:
                 yield Finding(CATEGORY, start, end)
     for pattern in (_EU_SECRET, _EU_SECRET_LOOSE):
         for m in pattern.finditer(text):
+            if _generic(text, m.start("noun")):
+                continue
             group = "q" if m.group("q") is not None else "v"
             start, end = m.span(group)
             if group == "v":
