@@ -111,9 +111,10 @@ _INTL_FIN_CUED = re.compile(
 # between) its number: "numéro de compte à la Banque Postale c'est le 1234567W020",
 # "mi CLABE interbancaria es 002180700912345673", "Konto-Nr. 1234567890", "CBU: 0170...".
 _ACCOUNT_CUED = re.compile(
-    rf"(?<![\w-])(?i:{cues.ACCOUNT_CUES}){_CUE_TAIL}"
+    rf"(?<![A-Za-z0-9-])(?i:{cues.ACCOUNT_CUES}){_CUE_TAIL}"
     r"(?P<gap>[^\d.!?\n]{0,40}?)"
-    r"(?<![\w-])(?P<id>(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{7,34}|\d{2,6}(?:[\s-]\d{2,12}){1,6})(?![\w-])"
+    r"(?<![\w-])(?P<id>[A-Za-z]{2}\d{2}(?:[\s-]?[A-Za-z0-9]{2,4}){3,8}"
+    r"|(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{7,34}|\d{2,6}(?:[\s-]\d{2,12}){1,6})(?![\w-])"
 )
 # A card's security code after its name: "CVV: 318", "Prüfnummer 771", "cryptogramme 442".
 _CVV = re.compile(

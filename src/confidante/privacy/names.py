@@ -112,7 +112,7 @@ _NON_NAMES = frozenset(
     Yesterday Tonight Mr Mrs Ms Dr Prof Sir Madam Street Road Avenue Lane Mom Mum Dad
     Mommy Mummy Daddy Mama Papa Grandma Grandpa Nana Granny Everyone Everybody All Team
     Guys Folks Sis Bro Frau Herr Fräulein Monsieur Madame Mme Mlle Mademoiselle Señor Señora
-    Señorita Don Doña Sr Sra Srta""".split()
+    Señorita Don Doña Sr Sra Srta English German Dutch Irish French Spanish""".split()
 )
 
 
@@ -177,7 +177,10 @@ def find(text: str) -> Iterator[Finding]:
                 if text[end - 2 : end] in ("'s", "\u2019s"):
                     end -= 2
         last_end = end
-        if not _famous(text[m.start() : end]):
+        lead = _PREVIOUS_WORD.search(before)  # "Don Quixote": a title may start the name
+        if not _famous(text[m.start() : end]) and not (
+            lead and _famous(f"{lead.group('w')} {text[m.start() : end]}")
+        ):
             yield Finding(CATEGORY, m.start(), end)
 
 

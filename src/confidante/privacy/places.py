@@ -65,7 +65,8 @@ _AREA_WORDS = r"District|Quarter|Heights|Village|Borough|Ward|Barrio|Kiez|Arrond
 # A place word or a comma ("Williamsburg, Brooklyn") before a run of capitalised words;
 # only runs the gazetteer knows, or that end in an area word, count.
 _PLACE_CUE = re.compile(
-    rf"(?:\b(?i:in|at|from|near|around|to|outside|of)|,)\s+(?:the\s+)?"
+    rf"(?:\b(?i:in|at|from|near|around|to|outside|of|dans|en|à|au|aux|près\s+de|im|bei|nahe"
+    rf"|cerca\s+de|desde|por)|,)\s+(?:(?i:the|le|la|les|l['\u2019]|el|los|las|der|die|dem|den)\s*)?"
     rf"(?P<v>\d+(?:st|nd|rd|th|e|er)\s+(?i:arrondissement)|{_CAP}(?:\s+{_CAP}){{0,3}})"
 )
 _NEIGHBOURHOOD_NAMED = re.compile(
@@ -103,8 +104,8 @@ _NOT_GERMAN_STREETS = frozenset(
     Weihnachtsmarkt Arbeitsmarkt Wohnungsmarkt Staudamm Flussufer Seeufer Ehering Boxring""".split()
 )
 _ROMANCE_STREET = re.compile(
-    r"(?<![\w-])(?:(?i:rue|boulevard|bd|all[ée]e|impasse|quai|chemin|calle|avenida|avda\.?|paseo"
-    r"|carrer|rua|travessa|viale|piazza|corso|vicolo)|(?<=\bla\s)place|Avenue|Av\.|Via|Plaza|Place)"
+    r"(?<![\w-])(?:(?i:rue|boulevard|bd|all[ée]e|impasse|quai|chemin|calle|avenida|avda\.?|paseo|avenue"
+    r"|carrer|rua|travessa|viale|piazza|corso|vicolo)|(?<=\bla\s)place|Av\.|Via|Plaza|Place)"
     r"\s+(?:(?:de\s+la|de\s+l['\u2019]|du|des|de|del|de\s+los|de\s+las|d['\u2019]|dei|della)\s*)?"
     r"(?P<name>[A-ZÀ-Þ][\w'\u2019-]+)"
 )
@@ -125,10 +126,12 @@ _ESTATE = re.compile(
 )
 _NAMED_BUILDING = re.compile(
     r"(?<![\w-])(?P<v>(?i:[ée]cole|coll[èe]ge|lyc[ée]e|Grundschule|Gesamtschule|Realschule"
-    r"|Gymnasium|Kita|Kindergarten|escuela|colegio|instituto|liceo|scuola|torre|tour|Turm)"
+    r"|Gymnasium|Kita|Kindergarten|escuela|colegio|instituto|liceo|scuola|torre|Turm)"
     r"\s+(?:(?:de\s+la|du|des|de|del|am|an\s+der)\s+)?[A-ZÀ-Þ][\w'\u2019-]+)"
     rf"|(?<![\w'\u2019.-])(?P<w>{_CAP}(?:\s+{_CAP})?\s+(?:Elementary|Primary|Middle|High|Junior|Academy|Prep)"
     r"(?:\s+School)?)\b"
+    r"|(?<![\w-])(?P<x>[A-ZÄÖÜ][\wäöüß]+-(?:Gymnasium|Grundschule|Realschule|Gesamtschule|Schule"
+    r"|Kita|Oberschule|Hauptschule|Akademie))(?![\w-])"
 )
 _FLOOR = re.compile(
     r"(?<![\w-])(?P<v>(?i:planta|piso|[ée]tage|Stock|Etage|floor)\s*\d{1,3}"
@@ -156,6 +159,11 @@ def subcity_places() -> dict[str, str]:
             if name.startswith("the "):
                 places[name[4:]] = city
     return places
+
+
+@cache
+def _zh_places() -> tuple[str, ...]:
+    return tuple(name for name in subcity_places() if _CJK.search(name))
 
 
 def city_of(place: str) -> str | None:
@@ -204,6 +212,11 @@ def find(text: str) -> Iterator[Finding]:
     if _CJK.search(text):
         for m in _ZH_DISTRICT.finditer(text):
             yield Finding(CATEGORY, m.start("v"), m.end("v"))
+        for name in _zh_places():  # "望京", "陆家嘴": known neighbourhoods need no suffix
+            start = text.find(name)
+            while start != -1:
+                yield Finding(CATEGORY, start, start + len(name))
+                start = text.find(name, start + len(name))
 
 
 def _sub_city(text: str) -> Iterator[Finding]:
@@ -222,7 +235,7 @@ def _sub_city(text: str) -> Iterator[Finding]:
         for m in pattern.finditer(text):
             yield Finding(CATEGORY, m.start(), m.end())
     for m in _NAMED_BUILDING.finditer(text):
-        group = "v" if m.group("v") else "w"
+        group = next(g for g in ("v", "w", "x") if m.group(g))
         yield Finding(CATEGORY, m.start(group), m.end(group))
 
 
