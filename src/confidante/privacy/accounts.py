@@ -22,8 +22,8 @@ from .findings import Finding
 # An id: one alphanumeric token with 4+ digits, or digit groups with an optional letter
 # prefix/suffix ("QQ 12 34 56 C", "943 476 5919", "390.533.447-05").
 _ID_TOKEN = (
-    r"(?P<id>(?:[A-Z]{1,3}\s?)?\d[\d\s./-]{2,20}\d(?:\s?[A-Z]{1,2}(?![A-Za-z]))?"
-    r"|[A-Z0-9]*\d[A-Z0-9]*(?<=\w))"
+    r"(?P<id>(?:[A-Z]{1,3}[\s-]?)?\d[\d\s./-]{2,20}\d(?:[\s-]?[A-Z]{1,2}(?![A-Za-z]))?"
+    r"|(?i:[A-Z0-9]*\d[A-Z0-9]*)(?<=\w))"
 )
 _GOV_CUE = (
     r"social\s+security(?:\s+(?:number|no\.?|#|num))?|social\s+insurance(?:\s+number)?|ssn|"
@@ -50,6 +50,7 @@ _FIN_CUE = (
 _NUMBER_WORDS = r"(?:\s*(?:number|no\.?|#|num|nr\.?))?"
 _GOV_CUED = re.compile(
     rf"(?<![\w-])(?i:{_GOV_CUE}){_NUMBER_WORDS}(?:{COPULA}|\s+)(?:is\s+)?(?:no\.?\s+)?{_ID_TOKEN}"
+    r"(?![\w-])"
 )
 _FIN_CUED = re.compile(
     rf"(?<![\w-])(?i:{_FIN_CUE}){_NUMBER_WORDS}(?:{COPULA}|\s+)(?:is\s+)?"
@@ -92,7 +93,7 @@ _CODICE_FISCALE = re.compile(r"(?<![\w-])[A-Z]{6}\d{2}[A-Z]\d{2}[A-Z]\d{3}[A-Z](
 # A cue in another language, then an id-like token: "身份证号是...", "Reisepassnummer: ...".
 # A cue may be part of a compound or carry a number word: "Steuernummer-ID", "Ausweis-Nr.",
 # "passeport n°", and a copula: "c'est le", "lautet", "es".
-_CUE_TAIL = r"(?i:[-\s]?(?:ID|Nr\.?|Nummer|n[°ºo]\.?|num\.?|number|no\.?)(?![\w]))?"
+_CUE_TAIL = r"(?i:[-\s]?(?:ID|IdNr|Nr\.?|Nummer|n[°ºo]\.?|num\.?|number|no\.?)(?![\w])){0,2}"
 _INTL_SEP = (
     r"(?:\s*(?i:[:=]|是|为|為|ist|lautet|est|c['\u2019]est(?:\s+le)?|es|é|n[°ºo]\.?|nr\.?)\s*"
     r"|\s+)"

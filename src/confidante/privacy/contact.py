@@ -211,13 +211,24 @@ def _small_numbers(groups: list[str]) -> bool:
 def _match_number(candidate: str, cued: bool) -> tuple[int, int] | None:
     """Span of a valid number in ``candidate`` for any of the regions, else None. A
     business's service number (toll-free, shared-cost, premium) is not a person's."""
-    service = False
+    # Read in every likely region: a service number in most of those where it is valid
+    # ("0800 ...": toll-free in the UK, Germany, Brazil, China) is a business's; a number
+    # that is a person's in more of them ("030 ...": Berlin, an access number in the UK) is.
+    personal: tuple[int, int] | None = None
+    votes = 0
     for region in _REGIONS:
         for match in PhoneNumberMatcher(candidate, region, leniency=Leniency.VALID):
-            if number_type(match.number) not in _SERVICE_TYPES:
-                return match.start, match.end
-            service = True  # a service number here; perhaps a person's number elsewhere
-    if service or not cued:
+            if number_type(match.number) in _SERVICE_TYPES:
+                votes -= 1
+            else:
+                votes += 1
+                personal = personal or (match.start, match.end)
+            break
+    if votes < 0:
+        return None
+    if personal is not None:
+        return personal
+    if votes or not cued:
         return None
     # After a cue, a number that is possible (if unassigned, as "555-201-8844", or local
     # only, as "555-0132") in a likely region counts; fragments under 7 digits do not.

@@ -438,7 +438,7 @@ _EU_SECRET = re.compile(
 # c'est ..."): then the value must look machine-made.
 _EU_SECRET_LOOSE = re.compile(
     rf"(?<![\w-])(?P<noun>{cues.SECRET_NOUNS_EU}|{cues.PIN_NOUNS_EU})"
-    r"(?:\s+[\w'\u2019.-]+){1,3}?"
+    r"(?:\s+[\w'\u2019.-]+){1,4}?"
     rf"{cues.COPULA_EU}"
     rf"(?:{_QUOTED}|(?P<v>[^\s\"'\u201c\u2018`«][^\s»]*))",
     re.I,

@@ -34,6 +34,9 @@ PIN_NOUNS_EU = (
     r"|d[ée]verrouillage|alarme|cadenas)"
     r"|c[óo]digo\s+(?:de\s+(?:mi\s+|la\s+)?)?(?:tarjeta|seguridad|desbloqueo|alarma|candado)"
     r"|code\s+PIN|digicode|code\s+de\s+(?:la\s+)?porte|code\s+d['\u2019]entr[ée]e"
+    r"|code\s+(?:de\s+l['\u2019](?:immeuble|alarme|interphone)|du\s+(?:portail|b[âa]timent|garage"
+    r"|cadenas|coffre|casier))|(?:Haust[üu]r|Garagen|Tor|Alarm|Tresor|Schlie(?:ss|ß)fach)code"
+    r"|c[óo]digo\s+del?\s+(?:portal|edificio|garaje|caja\s+fuerte|port[óo]n|telefonillo)"
     r"|c[óo]digo\s+PIN|PIN|NIP|c[óo]digo\s+de\s+(?:la\s+)?puerta|codice\s+PIN"
 )
 # Copulas: "ist", "lautet", "est", "c'est", "es", "era", "é", "è", Chinese 是/为.
@@ -91,7 +94,7 @@ PHONE_CUES = (
 GOV_ID_CUES = (
     r"身份证(?:号码?|號碼?)?|身份證(?:號碼?)?|居民身份证|护照(?:号码?)?|護照(?:號碼?)?|社保(?:卡)?号|"
     r"Sozialversicherungsnummer|Rentenversicherungsnummer|Reisepass(?:nummer)?|"
-    r"Ausweis(?:nummer)?|Steuernummer|Steueridentifikationsnummer|"
+    r"Ausweis(?:nummer)?|Steuernummer|Steueridentifikationsnummer|Steuer-?(?:ID|IdNr)|"
     r"num[ée]ro\s+de\s+s[ée]curit[ée]\s+sociale|s[ée]cu|NIR|num[ée]ro\s+fiscal|"
     r"num[ée]ro\s+de\s+passeport|passeport|carte\s+d['\u2019]identit[ée]|"
     r"pasaporte|n[úu]mero\s+de\s+(?:la\s+)?seguridad\s+social|c[ée]dula|documento\s+de\s+identidad|"
