@@ -92,6 +92,11 @@ ORDINARY = [
     "der Bundestag tagt am Platz der Republik 1",
     "ich wohne seit 3 Jahren in Köln",
     "vivo en Sevilla 6 meses al año",
+    "we were at the dot com party in 1999",
+    "look at google dot com for the answer",
+    "j'habite Paris 15e depuis 2010",
+    "spelling words: ocean river mountain valley forest desert island canyon mirror meadow "
+    "fossil volcano",
 ]
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import cache
+from importlib.resources import files
 
 from .findings import Finding
 
@@ -198,6 +200,22 @@ def find(text: str) -> Iterator[Finding]:
             yield f
 
 
+_TRAILING_NUMBER = re.compile(r",?\s+\d{1,5}[a-zA-Z]?$")
+
+
+def _a_city(words: str) -> bool:
+    """Whether a street-name-and-number is a city and a district number ("Paris 15e")."""
+    return _TRAILING_NUMBER.sub("", words) in _cities()
+
+
+@cache
+def _cities() -> frozenset[str]:
+    data = files(__package__).joinpath("data/subcity_places.tsv").read_text(encoding="utf-8")
+    return frozenset(
+        line.partition("\t")[2] for line in data.splitlines() if line and not line.startswith("#")
+    )
+
+
 def _candidates(text: str) -> Iterator[Finding]:
     for pattern in (_ENGLISH, _ROMANCE, _GERMANIC, _PO_BOX):
         for m in pattern.finditer(text):
@@ -217,7 +235,8 @@ def _candidates(text: str) -> Iterator[Finding]:
         if part is not None:
             yield Finding("street_address", part.start("part"), m.end())
     for m in _CUED_NAME_NUMBER.finditer(text):
-        yield Finding("street_address", m.start("addr"), m.end("addr"))
+        if not _a_city(m.group("addr")):  # "j'habite Paris 15e": a district, not a door
+            yield Finding("street_address", m.start("addr"), m.end("addr"))
     for m in _CUED.finditer(text):
         addr = _CUED_STOP.sub("", m.group("addr"))
         # "moved to 3 different cities" is not an address; a name or street word must follow.

@@ -52,6 +52,15 @@ _HALF_OBFUSCATED_EMAIL = re.compile(
     re.I,
 )
 _VERSION = re.compile(r"v?\d+(?:\.\d+)*\s", re.I)  # "v2.0 at github.com": a release
+# "we were at the dot com party", "look at google dot com": the words round a spelled "at"
+# are a verb and a place, not a mailbox and a host.
+_NOT_LOCAL = frozenset(
+    """i m s re we you they he she it me us them him her were was is are am be been look
+    looking looked meet met meeting stay stayed staying arrive arrived work works worked
+    live lives lived go went going come came coming see saw seen find found check checked
+    sign signed log logged shop shopped buy bought sell sold one two point""".split()
+)
+_NOT_HOST = frozenset("the a an my our your their his her this that home work school".split())
 _OBFUSCATED_HINT = re.compile(rf"(?:\b(?:{_AT_WORD})\b|[\s\[(]@|@[\s\])])", re.I)
 _PLACEHOLDER_TLDS = frozenset({"tld", "ext", "example", "invalid", "test", "localhost", "local"})
 _PLACEHOLDER_LOCAL = frozenset(
@@ -84,8 +93,27 @@ def find_emails(text: str) -> Iterator[Finding]:
     if _OBFUSCATED_HINT.search(text):
         for pattern in (_OBFUSCATED_EMAIL, _HALF_OBFUSCATED_EMAIL):
             for m in pattern.finditer(text):
-                if pattern is _OBFUSCATED_EMAIL or not _VERSION.match(m.group()):
-                    yield Finding("email", m.start(), m.end())
+                if pattern is _HALF_OBFUSCATED_EMAIL and _VERSION.match(m.group()):
+                    continue
+                if _spelled_words_not_an_address(m.group()):
+                    continue
+                yield Finding("email", m.start(), m.end())
+
+
+_AT_SPLIT = re.compile(_AT, re.I)
+_LAST_WORD = re.compile(r"[a-z0-9_%+-]+$", re.I)
+_FIRST_WORD = re.compile(r"^[a-z0-9-]+", re.I)
+
+
+def _spelled_words_not_an_address(value: str) -> bool:
+    parts = _AT_SPLIT.split(value, maxsplit=1)
+    if len(parts) != 2:
+        return False
+    local = _LAST_WORD.search(parts[0])
+    host = _FIRST_WORD.match(parts[1])
+    return (local is not None and local.group().lower() in _NOT_LOCAL) or (
+        host is not None and host.group().lower() in _NOT_HOST
+    )
 
 
 def _is_placeholder_email(text: str, m: re.Match[str]) -> bool:

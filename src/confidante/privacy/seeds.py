@@ -27,9 +27,9 @@ _WORD = re.compile(r"[a-zà-öø-ÿ]+")
 _JOINER = re.compile(r"[\s,;/-]*(?:\d{1,2}[.):]?\s*)?")
 _CUE = re.compile(
     r"(?i:seed|mnemonic|recovery|backup|secret\s+(?:phrase|words)|wallet|metamask|ledger"
-    r"|trezor|phantom|semilla|frase|palabras|recuperaci[óo]n|cartera|billetera|monedero"
-    r"|wiederherstellung|phrase|mots|r[ée]cup[ée]ration|portefeuille|seme|frase\s+segreta"
-    r"|parole|carteira|palavras|助记词|助記詞|恢复短语|钱包|錢包)"
+    r"|trezor|phantom|semilla|recuperaci[óo]n|cartera|billetera|monedero|wiederherstellung"
+    r"|r[ée]cup[ée]ration|portefeuille|phrase\s+secr[èe]te|mots\s+secrets|seme|frase\s+segreta"
+    r"|recupero|carteira|recupera[çc][ãa]o|助记词|助記詞|恢复短语|钱包|錢包)"
 )
 _SENTENCE_END = re.compile(r"[.!?。\n]\s")  # folded text: full-width marks are ASCII
 
