@@ -234,6 +234,20 @@ def test_settings_spellings_and_masked_show(run, home: Path) -> None:
         assert var in reference
 
 
+def test_config_show_masks_a_database_password(run) -> None:
+    """A postgresql:// URL may carry a password (in the user part or as a parameter):
+    `config` shows the URL with every password masked, in both renderings."""
+    url = "postgresql://app:pw-s3cret-1@127.0.0.1:1/memory?sslmode=disable&password=pw-other-2"
+    for args in (("config", "--json"), ("config",)):
+        p = run(*args, CONFIDANTE_DB=url, CONFIDANTE_OWNER_IDS=OWNER)
+        assert p.returncode == 0, p.stderr
+        assert "pw-s3cret-1" not in p.stdout + p.stderr and "pw-other-2" not in p.stdout + p.stderr
+    shown = {s["name"]: s for s in j(run("config", "--json", CONFIDANTE_DB=url))["settings"]}
+    assert shown["db"]["value"] == (
+        "postgresql://app:********@127.0.0.1:1/memory?sslmode=disable&password=********"
+    )
+
+
 def test_restore_onto_a_new_machine_and_rotation_warning(run, home: Path, tmp_path: Path) -> None:
     run("init", "--owner", OWNER)
     fact = j(run("remember", "alice likes jazz", "--as", ALICE, "--dm", "--json"))
@@ -273,6 +287,50 @@ def test_restore_onto_a_new_machine_and_rotation_warning(run, home: Path, tmp_pa
     first_key = old_key_file.read_text().strip()  # now the rotated key
     p = run("restore", str(backup), "--db", str(tmp_path / "x.db"), "--key", first_key, ok=False)
     assert "wrong_master_key" in p.stderr
+
+
+def test_restore_reads_the_key_from_stdin(run, home: Path, tmp_path: Path) -> None:
+    """The key need not be on the command line (where `ps` shows it to every local user)."""
+    run("init", "--owner", OWNER)
+    fact = j(run("remember", "alice likes jazz", "--as", ALICE, "--dm", "--json"))
+    backup = tmp_path / "backup.db"
+    run("backup", str(backup))
+    key = Path(str(db_of(home)) + ".key").read_text().strip()
+    new_home = tmp_path / "new-home"
+    elsewhere = tmp_path / "new-machine" / "memory.db"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CONFIDANTE_", "XDG_"))}
+
+    def restore(*extra: str, stdin: str) -> subprocess.CompletedProcess[str]:
+        args = ["restore", str(backup), "--db", str(elsewhere), "--json", *extra]
+        return subprocess.run(
+            [sys.executable, "-m", "confidante", *args],
+            env=env | {"HOME": str(new_home)},
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    p = restore("--key-stdin", "--key", key, stdin=key)
+    assert j(p)["error"]["code"] == "invalid_input"  # one way only
+    p = restore("--key-stdin", stdin="not a key\n")
+    assert j(p)["error"]["code"] == "invalid_master_key" and "not a key" not in p.stdout
+    p = restore("--key-stdin", stdin=key + "\n")
+    assert p.returncode == 0, p.stderr
+    got = run(
+        "get",
+        fact["id"],
+        "--as",
+        ALICE,
+        "--dm",
+        "--db",
+        str(elsewhere),
+        "--json",
+        HOME=str(new_home),
+    )
+    assert j(got)["text"] == "alice likes jazz"
+    help_text = run("restore", "--help", COLUMNS="200").stdout
+    assert "--key-stdin" in help_text and "process list" in help_text
 
 
 def _mcp_call(env: dict[str, str], args: list[str]) -> str:

@@ -284,3 +284,44 @@ def test_no_owner_configured_means_nobody_logs_in(browser: Any, tmp_path: Path) 
         assert r.status == 403
         ctx.close()
     mem.close()
+
+
+def test_a_short_id_is_resolved_once(browser: Any, tmp_path: Path) -> None:
+    """Edit and delete by a shortened id (as tables show them): the id is resolved among
+    what the general inspector shows, and that fact (never an owner fact that happens to
+    share the prefix) is the one changed."""
+    mem = Memory.open(tmp_path / "m.db", owner_ids=[OWNER], master_key=new_key())
+    owner_ids = [
+        f.id
+        for f in mem.remember_many(
+            Context.dm(OWNER), [f"owner note {i}" for i in range(1000)], "owner"
+        )
+    ]
+    people = [
+        f.id for f in mem.remember_many(Context.dm(ALICE), [f"alice note {i}" for i in range(1000)])
+    ]
+    prefix = next(
+        p
+        for p in sorted({i[:4] for i in people})
+        if sum(i.startswith(p) for i in people) == 1 and any(o.startswith(p) for o in owner_ids)
+    )
+    target = next(i for i in people if i.startswith(prefix))
+    with live_server(mem) as live:
+        ctx = browser.new_context(base_url=live.url)
+        page = ctx.new_page()
+        login(page)
+        page.wait_for_url(re.compile(r"/dashboard/people$"))
+        page.goto(f"/dashboard/facts/{prefix}/edit")
+        csrf = page.locator("input[name=csrf]").first.get_attribute("value")
+        r = page.request.post(
+            f"/dashboard/facts/{prefix}/edit", form={"text": "edited by prefix", "csrf": csrf}
+        )
+        assert r.ok and "Saved." in r.text()
+        assert mem.get(Context.dm(ALICE), target).text == "edited by prefix"
+        r = page.request.post(f"/dashboard/facts/{prefix}/delete", form={"csrf": csrf})
+        assert r.ok and "Deleted." in r.text()
+        ctx.close()
+    owner_texts = {f.text for f in mem.list(Context.dm(OWNER)) if f.id in set(owner_ids)}
+    assert len(owner_texts) == 1000 and "edited by prefix" not in owner_texts
+    assert target not in {f.id for f in mem.list(Context.dm(ALICE))}
+    mem.close()

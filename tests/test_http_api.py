@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from confidante import Memory
+from confidante import AccessDenied, Memory
 from confidante.vault.crypto import new_key
 from surfaces_helpers import Live, live_server
 
@@ -269,6 +269,28 @@ def test_owner_surfaces_cannot_be_asserted_by_agents(api: Api, surface: str) -> 
     assert any(d["code"] == "surface_not_allowed" and d["surface"] == surface for d in denials)
 
 
+@pytest.mark.parametrize("actor", ["silo:0123456789abcdef", "mem0:alice", "silo:/tmp/x"])
+def test_importer_platforms_cannot_be_asserted_by_agents(live: Live, api: Api, actor: str) -> None:
+    """`silo:<hash>` and `mem0:<id>` are the importers' placeholders for people they could
+    not name: an agent asserting one would read that person's imported silo."""
+    from confidante import Context
+    from confidante.services.credentials import AgentKeys
+
+    live.mem.remember(Context.dm(actor), "imported: plays the oboe badgerword")
+    assert_error(api.post("/v1/memories/list", dm(actor)), 403, "reserved_platform")
+    r = api.post("/v1/memories/search", dm(actor), query="badgerword")
+    assert_error(r, 403, "reserved_platform")
+    assert "badgerword" not in r.text
+    assert_error(api.post("/v1/memories", dm(actor), text="x"), 403, "reserved_platform")
+    as_participant = guild(ALICE, G1, participants=[actor])
+    assert_error(api.post("/v1/memories/list", as_participant), 403, "reserved_platform")
+    with pytest.raises(AccessDenied) as e:  # nor pinned into a key
+        AgentKeys(live.mem).add(f"pin-{abs(hash(actor))}", dm(actor))
+    assert e.value.code == "reserved_platform"
+    denials = api.post("/v1/denials", dm(OWNER), limit=500).json()["denials"]
+    assert any(d["code"] == "reserved_platform" and d["surface"] == "dm" for d in denials)
+
+
 def test_cross_user_isolation(api: Api) -> None:
     fid = api.write(dm(ALICE), "Alice's locker combination hint is the moon quokkaword")
     assert "quokkaword" not in api.found(dm(BOB), "quokkaword")
@@ -331,6 +353,8 @@ def test_unpinned_key_must_send_a_context(api: Api) -> None:
         ({"context": dm(ALICE), "text": None}, 422, "invalid_input"),
         ({"context": dm(ALICE)}, 422, "invalid_input"),
         ({"context": dm(ALICE), "text": "   "}, 422, "empty_text"),
+        ({"context": dm(ALICE), "text": "\u200b\u200d\ufeff"}, 422, "empty_text"),
+        ({"context": dm(ALICE), "text": "x", "kind": "\x00"}, 422, "invalid_input"),
         ({"context": dm(ALICE), "text": "x" * 20_001}, 422, "invalid_input"),
         ({"context": dm(ALICE), "text": "nul \x00 here"}, 422, "invalid_input"),
         ({"context": dm(ALICE), "text": "lone \ud800 surrogate"}, 422, "invalid_input"),

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from confidante import AccessDenied, Context, InvalidContext, Memory
+from confidante import AccessDenied, Context, InvalidContext, InvalidInput, Memory, NotFound
 from confidante.integrations.mem0 import Mem0Memory
 
 from conftest import ALICE, BOB, OWNER, Clock
@@ -73,6 +73,48 @@ def test_store_scopes_are_the_policys(lmem: Memory) -> None:
 
     with pytest.raises(PrivateDataRefused):
         alice.put(("me",), "contact", {"text": "mail me at alice@example.org"})
+
+
+def test_store_me_is_each_persons_own(lmem: Memory) -> None:
+    """In a guild Alice and Bob both say `("me", "prefs")`: two places. Bob neither reads
+    Alice's item as his nor half-replaces it; where he may read hers (the same guild), it
+    is shown under her name. A replacement someone may not make changes nothing."""
+    alice = ConfidanteStore(lmem, Context.guild(ALICE, "g1", participants=[BOB]))
+    bob = ConfidanteStore(lmem, Context.guild(BOB, "g1", participants=[ALICE]))
+    alice.put(("me", "prefs"), "food", {"text": "alice likes sushi"})
+    assert bob.get(("me", "prefs"), "food") is None
+    bob.put(("me", "prefs"), "food", {"text": "bob likes pizza"})  # no error: his own place
+    assert bob.get(("me", "prefs"), "food").value == {"text": "bob likes pizza"}
+    assert alice.get(("me", "prefs"), "food").value == {"text": "alice likes sushi"}
+    assert [i.value["text"] for i in bob.search(("me",))] == ["bob likes pizza"]
+    assert {(i.namespace, i.value["text"]) for i in bob.search(())} == {
+        (("me", "prefs"), "bob likes pizza"),
+        (("user", ALICE, "prefs"), "alice likes sushi"),
+    }
+    assert bob.get(("user", ALICE, "prefs"), "food").value == {"text": "alice likes sushi"}
+    assert alice.get(("user", ALICE, "prefs"), "food").value == {"text": "alice likes sushi"}
+    owner = ConfidanteStore(lmem, Context.local(OWNER))
+    assert owner.get(("me", "prefs"), "food") is None
+    assert owner.list_namespaces() == [("user", ALICE, "prefs"), ("user", BOB, "prefs")]
+
+    alice.put(("guild", "books"), "now", {"text": "We read Dune"})
+    before = {f.id for f in lmem.list(Context.local(OWNER))}
+    with pytest.raises(AccessDenied) as e:
+        bob.put(("guild", "books"), "now", {"text": "We read Emma"})
+    assert e.value.code == "not_author"
+    assert {f.id for f in lmem.list(Context.local(OWNER))} == before  # nothing half-done
+    with pytest.raises(AccessDenied):
+        bob.delete(("guild", "books"), "now")
+    assert bob.get(("guild", "books"), "now").value == {"text": "We read Dune"}
+    assert ("not_author", "guild_text") in [
+        (d.code, d.surface) for d in lmem.denials(Context.local(OWNER))
+    ]
+    # items written before places were matched (the whole namespace in `ns`) still read
+    old = '{"key": "tea", "ns": ["self", "drinks"], "value": {"text": "oolong"}}'
+    lmem.remember(Context.dm(ALICE), old, "me", kind="langgraph")
+    assert ConfidanteStore(lmem, Context.dm(ALICE)).get(("me", "drinks"), "tea").value == {
+        "text": "oolong"
+    }
 
 
 def test_store_ttl_is_expiry(tmp_path: Path, key: bytes) -> None:
@@ -158,7 +200,7 @@ def test_mem0_shapes_and_isolation(lmem: Memory) -> None:
         m.get(mid)
     m.update(mid, "I'm allergic to tree nuts", user_id="42")
     assert m.get(mid, user_id="42")["memory"] == "I'm allergic to tree nuts"
-    with pytest.raises(Exception):  # noqa: B017 - not Bob's to delete
+    with pytest.raises(NotFound):  # not Bob's to delete: to him it does not exist
         m.delete(mid, user_id="43")
     m.add("booked the venue", user_id="42", run_id="r1")
     assert [r["memory"] for r in m.get_all(user_id="42", run_id="r1")["results"]] == [
@@ -171,6 +213,55 @@ def test_mem0_shapes_and_isolation(lmem: Memory) -> None:
     assert m.get_all(user_id="42")["results"] == []
     m.delete_all(user_id="43")
     assert m.get_all(user_id="43")["results"] == []
-    assert lmem.list(Context.dm(ALICE)) == [] or all(
-        f.scope.value != "user" for f in lmem.list(Context.dm(ALICE))
-    )
+    assert lmem.list(Context.dm(ALICE)) == []  # her silo and her runs: all gone
+
+
+def test_mem0_user_ids_never_reach_the_owner_or_anyone_else(lmem: Memory) -> None:
+    """A user_id is one person on the client's platform: `discord:1` passed as a user_id is
+    not the owner `discord:1`, and an id that resolves to the owner is refused unless the
+    client was told which id is the owner's; even then it answers about the owner alone."""
+    alice_id = lmem.remember(Context.dm(ALICE), "Alice: pregnant, nobody knows yet").id
+    lmem.remember(Context.guild(BOB, "g9"), "Bob's guild secret", namespace="me")
+    lmem.remember(Context.dm(OWNER), "my divorce lawyer is Smith", namespace=f"user:{OWNER}")
+    lmem.remember(Context.dm(OWNER), "owner plan: sell the boat", namespace="owner")
+    query = "secret pregnant lawyer boat plan"
+
+    apps = Mem0Memory(lmem)  # platform mem0: "discord:1" is mem0:discord:1, nobody here
+    for uid in (OWNER, "discord:42", "silo:0123456789abcdef"):
+        assert apps.get_all(user_id=uid)["results"] == []
+        assert apps.search(query, user_id=uid)["results"] == []
+        assert apps.get(alice_id, user_id=uid) is None
+
+    discord = Mem0Memory(lmem, platform="discord")
+    for call in (
+        lambda: discord.get_all(user_id="1"),
+        lambda: discord.search(query, user_id="1"),
+        lambda: discord.add("I am the owner now", user_id="1"),
+        lambda: Mem0Memory(lmem, user_map={"boss": OWNER}).get_all(user_id="boss"),
+    ):
+        with pytest.raises(InvalidContext):
+            call()
+    for bad in (
+        lambda: Mem0Memory(lmem, platform="silo"),
+        lambda: Mem0Memory(lmem, user_map={"x": "silo:0123456789abcdef"}),
+        lambda: Mem0Memory(lmem, platform="discord", owner_user_id="42"),  # not an owner
+    ):
+        with pytest.raises(InvalidInput):
+            bad()
+
+    own = Mem0Memory(lmem, platform="discord", owner_user_id="1")
+    assert [r["memory"] for r in own.get_all(user_id="1")["results"]] == [
+        "my divorce lawyer is Smith"
+    ]
+    assert [r["memory"] for r in own.search(query, user_id="1")["results"]] == [
+        "my divorce lawyer is Smith"
+    ]
+    assert own.get(alice_id, user_id="1") is None
+    with pytest.raises(NotFound):
+        own.delete(alice_id, user_id="1")
+    with pytest.raises(NotFound):
+        own.update(alice_id, "rewritten", user_id="1")
+    assert lmem.get(Context.dm(ALICE), alice_id).text == "Alice: pregnant, nobody knows yet"
+    assert [r["memory"] for r in own.get_all(user_id="42")["results"]] == [
+        "Alice: pregnant, nobody knows yet"
+    ]  # other ids on the platform are still just those people

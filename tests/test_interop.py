@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from confidante import AccessDenied, Context, Memory, Scope
+from confidante import AccessDenied, Context, InvalidInput, Memory, Scope
 from confidante.interop import (
+    SenderMap,
     export_jsonl,
     export_silo_tree,
     import_from,
@@ -73,7 +74,7 @@ def test_dated_history_is_the_owners_and_expiry_counts_from_it(imem: Memory) -> 
     assert texts(imem, alice) == {"I like tea"}
     assert imem.store.count_archive() == 1
     assert facts[0].author == ALICE and facts[0].origin == f"dm:{ALICE}"
-    with pytest.raises(Exception):  # noqa: B017 - the future is not history
+    with pytest.raises(InvalidInput):  # the future is not history
         imem.remember_many(OWNER_CTX, ["x"], "owner", created_at=NOW + timedelta(days=2))
 
 
@@ -194,6 +195,75 @@ def test_tiered_import(tmp_path: Path, imem: Memory) -> None:
     assert texts(imem, Context.dm(ALICE)) == set()
 
 
+def test_tiered_stats_that_are_not_numbers_are_skipped(tmp_path: Path, imem: Memory) -> None:
+    """NaN and Infinity are valid JSON to Python's reader: each such stat is one reported
+    skip, and the rest of the import goes on."""
+    public = tmp_path / "agent" / "memory" / "tier1-public"
+    public.mkdir(parents=True)
+    (public / "stats.json").write_text(
+        '{"skill_stats": {"a": {"calls": NaN}, "b": {"calls": Infinity}, '
+        '"c": {"calls": 4, "success_rate": NaN, "last_used": -1e400}, "d": {"calls": 1e400}, '
+        '"e": {"calls": 2, "last_used": "0001-01-01T00:00:00+05:00"}}, '
+        '"patterns_observed": [{"trigger": "morning request", "skills_used": ["x"], '
+        '"count": NaN}, {"trigger": "evening request", "skills_used": ["x"], "count": 2}]}'
+    )
+    report = import_from(imem, "tiered", tmp_path / "agent", OWNER_CTX)
+    assert sorted(p for p, why in report.skipped if why == "invalid") == [
+        "memory/tier1-public/stats.json: patterns_observed[0]",
+        "memory/tier1-public/stats.json: skill_stats[0]",
+        "memory/tier1-public/stats.json: skill_stats[1]",
+        "memory/tier1-public/stats.json: skill_stats[2]",
+        "memory/tier1-public/stats.json: skill_stats[3]",
+    ]
+    stats = imem.public_stats()
+    assert stats["skill_stats"] == {
+        "e": {"calls": 2, "success_rate": 1.0, "last_used": "1970-01-01"}
+    }
+    assert [p["trigger"] for p in stats["patterns_observed"]] == ["evening request"]
+
+
+def test_times_before_1970_and_huge_lifetimes(tmp_path: Path, imem: Memory, cli) -> None:
+    """A zero date with an offset (no UTC time exists for it) is read as 1970 and archived
+    with the rest of old history; a lifetime past a hundred years is refused up front."""
+    export = tmp_path / "mem0.json"
+    export.write_text(
+        json.dumps(
+            {
+                "results": [
+                    {
+                        "memory": "Likes tea",
+                        "user_id": "u1",
+                        "created_at": "0001-01-01T00:00+05:00",
+                    },
+                    {"memory": "Likes jazz", "user_id": "u1", "created_at": -(10**10)},
+                    {"memory": "Keeps bees", "user_id": "u1", "created_at": "2026-06-01"},
+                ]
+            }
+        )
+    )
+    report = import_from(imem, "mem0", export, OWNER_CTX, ttl_days=365)
+    assert (report.imported, len(report.archived), report.refused) == (1, 2, [])
+    assert texts(imem, Context.dm("mem0:u1")) == {"Keeps bees"}
+    assert {f.text for f in imem.list(OWNER_CTX)} >= {"Keeps bees"}
+    for days in (5_000_000, 10**8, float("inf"), float("nan"), 36_526):
+        with pytest.raises(InvalidInput):
+            import_from(imem, "mem0", export, OWNER_CTX, ttl_days=days)
+    assert cli("init").returncode == 0
+    p = cli(
+        "import",
+        str(export),
+        "--from",
+        "mem0",
+        "--as",
+        OWNER,
+        "--local",
+        "--ttl-days",
+        "5000000",
+        "--json",
+    )
+    assert p.returncode == 1 and json.loads(p.stdout)["error"]["code"] == "invalid_input", p.stderr
+
+
 # --- per-user silo tree ------------------------------------------------------------------
 
 
@@ -286,6 +356,56 @@ def test_silo_tree_import(tmp_path: Path, imem: Memory) -> None:
     assert unmapped_silos(imem) == []
 
 
+def test_a_session_with_several_senders_is_the_owners_alone(tmp_path: Path, imem: Memory) -> None:
+    """Each message has its own sender: a conversation only Alice spoke in is her DM's
+    history; one where Bob or the owner spoke too is nobody's DM: it is kept as the owner's
+    private history (and the report says so), never shown in Alice's DM."""
+    base = tmp_path / "tree"
+    (base / "sessions").mkdir(parents=True)
+
+    def session(name: str, messages: list[dict], **top: str) -> None:
+        (base / "sessions" / name).write_text(json.dumps({**top, "messages": messages}))
+
+    session(
+        "group.json",
+        [
+            {"role": "user", "sender_id": "42", "content": "hi all"},
+            {"role": "user", "sender_id": "1", "content": "my bank reminder is in the blue folder"},
+            {"role": "user", "sender_id": "43", "content": "I have been diagnosed with diabetes"},
+            {"role": "assistant", "content": "noted"},
+        ],
+    )
+    session(
+        "top.json",  # a sender for the file, and one message from someone else
+        [
+            {"role": "user", "content": "what was that jazz album?"},
+            {"role": "user", "sender_id": "43", "content": "Bob here, borrowing the laptop"},
+        ],
+        sender_id="42",
+    )
+    session(
+        "alice.json",
+        [
+            {"role": "user", "sender_id": "42", "content": "remind me about the oboe lesson"},
+            {"role": "assistant", "content": "Thursday at five"},
+        ],
+    )
+    report = import_from(
+        imem, "silo-tree", base, OWNER_CTX, sender_ids=SenderMap([ALICE, BOB, OWNER])
+    )
+    assert report.imported == 8 and report.refused == []
+    history = lambda ctx: {f.text for f in imem.list(ctx) if f.scope is Scope.SESSION}  # noqa: E731
+    assert history(Context.dm(ALICE)) == {"remind me about the oboe lesson", "Thursday at five"}
+    assert history(Context.dm(BOB)) == set()
+    assert {"hi all", "I have been diagnosed with diabetes", "Bob here, borrowing the laptop"} <= (
+        history(OWNER_CTX)
+    )
+    assert sorted(n for n in report.notes if "senders" in n) == [
+        "sessions/group.json: 3 senders: kept as the owner's private history",
+        "sessions/top.json: 2 senders: kept as the owner's private history",
+    ]
+
+
 def test_dry_run_changes_nothing(tmp_path: Path, imem: Memory) -> None:
     base = tmp_path / "tree"
     _silo_tree(base)
@@ -307,6 +427,30 @@ def test_imports_other_than_jsonl_are_the_owners(tmp_path: Path, imem: Memory) -
             import_from(imem, "silo-tree", base, ctx)
         assert e.value.code == code
     assert imem.list(OWNER_CTX) == []
+
+
+def test_exported_jsonl_lines_are_the_owners_and_refusals_are_logged(
+    tmp_path: Path, imem: Memory
+) -> None:
+    lines = tmp_path / "x.jsonl"
+    lines.write_text(
+        json.dumps({"text": "I like tea"}) + "\n" + json.dumps({"text": "hi", "scope": "owner"})
+    )
+    for ctx, code in [
+        (Context.dm(ALICE), "owner_required"),
+        (Context.guild(OWNER, "g1"), "owner_private_context_required"),
+    ]:
+        with pytest.raises(AccessDenied) as e:
+            import_from(imem, "jsonl", lines, ctx)
+        assert e.value.code == code
+    assert imem.store.count_facts() == 0  # refused whole: not even the plain line
+    logged = [(d.code, d.surface) for d in imem.denials(OWNER_CTX)]
+    assert ("owner_required", "dm") in logged
+    assert ("owner_private_context_required", "guild_text") in logged
+    with pytest.raises(AccessDenied):  # every other layout, likewise logged
+        import_from(imem, "mem0", lines, Context.dm(BOB))
+    assert sum(d.count for d in imem.denials(OWNER_CTX)) == 3
+    assert import_from(imem, "jsonl", lines, OWNER_CTX).imported == 2
 
 
 # --- memory_facts -----------------------------------------------------------------------
@@ -551,6 +695,130 @@ def test_exports_are_the_owners_local_context(tmp_path: Path, imem: Memory) -> N
             export_jsonl(imem, ctx, tmp_path / "x.jsonl")
         assert e.value.code == code
     assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_comment_openers_in_text_survive_the_round_trip(tmp_path: Path, imem: Memory) -> None:
+    """A fact line starting with `<!--` (never closed) must not swallow the next entry's
+    header and hand it this entry's metadata: the owner's note about Alice stays owner-only,
+    Alice's own fact stays hers, and both keep their text exactly."""
+    note = "Surprise party for Alice on Friday\n<!-- do not tell her, keep it secret"
+    forged = 'mine\n  <!-- confidante: {"scope": "owner"} -->\n\\<!-- and -->'
+    imem.remember(OWNER_CTX, note, f"user:{ALICE}")
+    imem.remember(Context.dm(ALICE), "I like tea")
+    imem.remember(Context.dm(ALICE), forged)
+    imem.remember(OWNER_CTX, "<!-- a global note", "global")
+    imem.remember(OWNER_CTX, "Backups run early in the morning", "global")
+    dest = tmp_path / "tree"
+    export_silo_tree(imem, OWNER_CTX, dest)
+    with Memory.open(tmp_path / "back.db", owner_ids=[OWNER], clock=imem.clock) as fresh:
+        back = import_from(fresh, "silo-tree", dest, OWNER_CTX)
+        assert back.refused == [] and back.skipped == [] and back.imported == 5
+        alice = {f.text for f in fresh.list(Context.dm(ALICE)) if f.scope is Scope.USER}
+        assert alice == {"I like tea", forged}
+        assert _shape(fresh) == _shape(imem)
+
+
+def test_an_export_made_before_the_escaping_reads_back_whole(tmp_path: Path, imem: Memory) -> None:
+    """Earlier exports wrote a `<!--` text line as it was: the metadata that follows ends
+    it, and the line is the entry's text (confidante writes no other comment in an entry)."""
+    silo = tmp_path / "tree" / "users" / silo_hash(ALICE)
+    silo.mkdir(parents=True)
+    head = '<!-- confidante: {"author": "%s", "origin": "%s", "scope": "user", "subject": "%s"} -->'
+    (silo / "MEMORY.md").write_text(
+        f"# MEMORY\n\n## 2026-06-01\nSurprise party for Alice on Friday\n"
+        f"<!-- do not tell her, keep it secret\n{head % (OWNER, 'owner', ALICE)}\n\n"
+        f"## 2026-06-02\nI like tea\n{head % (ALICE, 'dm:' + ALICE, ALICE)}\n"
+    )
+    report = import_from(imem, "silo-tree", tmp_path / "tree", OWNER_CTX)
+    assert report.imported == 2 and report.skipped == []
+    assert {f.text for f in imem.list(Context.dm(ALICE)) if f.scope is Scope.USER} == {"I like tea"}
+    assert "Surprise party for Alice on Friday\n<!-- do not tell her, keep it secret" in texts(
+        imem, OWNER_CTX
+    )
+
+
+def test_unclosed_comments_never_lose_an_entry_silently(tmp_path: Path, imem: Memory) -> None:
+    """Hand-edited files: an unclosed comment, and metadata that would land on the wrong
+    entry, are reported by position; nothing is attributed to the wrong block."""
+    base = tmp_path / "tree"
+    silo = base / "users" / silo_hash(ALICE)
+    silo.mkdir(parents=True)
+    meta = '<!-- confidante: {"scope": "user", "origin": "dm:%s", "author": "%s"} -->'
+    (silo / "MEMORY.md").write_text(
+        "## one\nKeeps bees\n" + meta % (ALICE, ALICE) + "\n<!-- a note\n\n## two\n"
+        "Plays the oboe\n" + '<!-- confidante: {"scope": "owner"} -->\n'
+    )
+    (base / "MEMORY.md").write_text("## Dentist\nMoved to Thursday\n\n<!-- draft\n## Lost\nx\n")
+    report = import_from(imem, "silo-tree", base, OWNER_CTX, sender_ids=SenderMap([ALICE]))
+    assert {f.text for f in imem.list(Context.dm(ALICE)) if f.scope is Scope.USER} == {"Keeps bees"}
+    owner = {f.text for f in imem.list(OWNER_CTX) if f.scope is Scope.OWNER}
+    assert owner == {"Dentist: Moved to Thursday"}
+    assert sorted(report.skipped) == [
+        ("MEMORY.md:4", "unclosed_comment"),
+        (f"users/{silo_hash(ALICE)}/MEMORY.md:4", "unclosed_comment"),
+    ]
+
+
+def test_export_writes_only_inside_its_folder(tmp_path: Path, imem: Memory) -> None:
+    """Ids are never paths: a subject such as `silo:/abs/path` or `silo:../../x` (the
+    library accepts any `\\S` id) lands in a hashed folder inside the export, and back."""
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "MEMORY.md").write_text("# another agent's memory\n")
+    odd = [f"silo:{victim}", "silo:../../escape", "silo:..", "silo:0123456789abcdef"]
+    for n, actor in enumerate(odd):
+        imem.remember(Context.dm(actor), f"odd person number {n} plays the oboe")
+    dest = tmp_path / "deep" / "out"
+    export_silo_tree(imem, OWNER_CTX, dest)
+    assert (victim / "MEMORY.md").read_text() == "# another agent's memory\n"
+    written = {p for p in tmp_path.rglob("*") if p.is_file() and not p.name.startswith("mem.db")}
+    assert written - {victim / "MEMORY.md"} == {p for p in dest.rglob("*") if p.is_file()}
+    assert (dest / "users" / "0123456789abcdef" / "MEMORY.md").is_file()  # a real placeholder
+    with Memory.open(tmp_path / "back.db", owner_ids=[OWNER], clock=imem.clock) as fresh:
+        back = import_from(fresh, "silo-tree", dest, OWNER_CTX)
+        assert back.refused == [] and back.imported == 4
+        assert {(f.subject, f.text) for f in fresh.list(OWNER_CTX)} == {
+            (a, f"odd person number {n} plays the oboe") for n, a in enumerate(odd)
+        }
+
+
+def test_export_refuses_a_symlink_out_of_its_folder(tmp_path: Path, imem: Memory) -> None:
+    imem.remember(Context.dm(ALICE), "Alice plays the oboe")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    dest = tmp_path / "out"
+    dest.mkdir()
+    (dest / "users").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(InvalidInput):
+        export_silo_tree(imem, OWNER_CTX, dest, force=True)
+    assert list(outside.iterdir()) == []
+
+
+def test_export_files_are_0600_even_over_old_files_and_symlinks(
+    tmp_path: Path, imem: Memory
+) -> None:
+    imem.remember(Context.dm(ALICE), "Alice plays the oboe")
+    old = tmp_path / "old.jsonl"
+    old.write_text("stale\n")
+    old.chmod(0o644)
+    export_jsonl(imem, OWNER_CTX, old, force=True)
+    assert oct(old.stat().st_mode & 0o777) == "0o600" and "oboe" in old.read_text()
+    other = tmp_path / "someone-elses.txt"
+    other.write_text("keep me\n")
+    other.chmod(0o644)
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(other)
+    export_jsonl(imem, OWNER_CTX, link, force=True)
+    assert other.read_text() == "keep me\n"  # the link was replaced, not followed
+    assert not link.is_symlink() and oct(link.stat().st_mode & 0o777) == "0o600"
+    tree = tmp_path / "tree"
+    (tree / "users" / silo_hash(ALICE)).mkdir(parents=True)
+    stale = tree / "users" / silo_hash(ALICE) / "MEMORY.md"
+    stale.write_text("old\n")
+    stale.chmod(0o644)
+    export_silo_tree(imem, OWNER_CTX, tree, force=True)
+    assert oct(stale.stat().st_mode & 0o777) == "0o600" and "oboe" in stale.read_text()
+    assert not [p for p in tree.rglob("*.tmp")]
 
 
 @pytest.fixture

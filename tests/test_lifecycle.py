@@ -9,7 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from confidante import AccessDenied, Context, IntegrityError, Memory, NotFound, WrongMasterKey
+from confidante import (
+    AccessDenied,
+    Context,
+    DatabaseInUse,
+    IntegrityError,
+    Memory,
+    NotFound,
+    WrongMasterKey,
+)
 from confidante.config import Settings
 from confidante.services.lifecycle import restore, rotate_key_file
 from confidante.vault.crypto import key_file_for, new_key, open_sealed, read_key_file
@@ -298,21 +306,49 @@ def test_rotation_crash_mid_transaction_loses_nothing(db_path: Path, monkeypatch
 
 
 def test_rotation_seen_by_another_process(db_path: Path) -> None:
-    """A process still holding the retired master key must not wrap anything new with it."""
+    """Processes sharing the key file follow a rotation made by another one: they re-read
+    the file and never wrap anything under the retired key."""
     a = Memory.open(db_path, owner_ids=[OWNER])
     b = Memory.open(db_path, owner_ids=[OWNER])
     try:
         a.remember(Context.dm(ALICE), "before rotation")
-        rotate_key_file(a, key_file_for(db_path))
-        with pytest.raises(WrongMasterKey):
-            b.remember(Context.dm(BOB), "a new partition under the old key")
-        with pytest.raises(WrongMasterKey):
-            b.set_sealed_meta("x", b"y")
+        assert b.recall(Context.dm(ALICE), "rotation")  # B caches Alice's key
+        new = rotate_key_file(a, key_file_for(db_path))
+        b.remember(Context.dm(BOB), "a new partition after the rotation")
+        b.set_sealed_meta("x", b"y")
+        assert b.keys.current_master() == new
+        assert len(a.list(Context.dashboard())) == 2
+        assert a.sealed_meta("x") == b"y"
     finally:
         a.close()
         b.close()
     with Memory.open(db_path, owner_ids=[OWNER]) as m:
-        assert [f.text for f in m.list(Context.dashboard())] == ["before rotation"]
+        assert sorted(f.text for f in m.list(Context.dashboard())) == [
+            "a new partition after the rotation",
+            "before rotation",
+        ]
+
+
+def test_rotation_with_a_given_key_needs_the_database_alone(db_path: Path, key: bytes) -> None:
+    """A key given as an argument (or in the environment) cannot reach other processes, so
+    rotating it while another has the database open is refused, not half-done."""
+    a = Memory.open(db_path, owner_ids=[OWNER], master_key=key)
+    b = Memory.open(db_path, owner_ids=[OWNER], master_key=key)
+    try:
+        a.remember(Context.dm(ALICE), "before rotation")
+        with pytest.raises(DatabaseInUse) as e:
+            a.rotate_master_key(new_key())
+        assert e.value.code == "database_in_use"
+        assert b.list(Context.dashboard())  # both still work with the old key
+        b.close()
+        new = a.rotate_master_key(new_key())
+        a.remember(Context.dm(BOB), "after")
+    finally:
+        a.close()
+    with pytest.raises(WrongMasterKey):
+        Memory.open(db_path, master_key=key)
+    with Memory.open(db_path, owner_ids=[OWNER], master_key=new) as m:
+        assert len(m.list(Context.dashboard())) == 2
 
 
 def test_rotation_crash_after_commit_recovers_new_key(db_path: Path) -> None:

@@ -9,9 +9,11 @@ from confidante.model import OriginKind
 from confidante.policy import (
     PartitionRef,
     actors_named_in,
+    agent_context_denial,
     can_read,
     default_namespace,
     grant_for,
+    import_denial,
     is_owner_private,
     may_forget,
     recall_pool,
@@ -334,3 +336,42 @@ def test_who_may_forget(ctx: Context, author: str, subject: str | None, allowed:
     ak = key("actor", author)
     sk = key("actor", subject) if subject else None
     assert may_forget(v, ak, sk) is allowed
+
+
+# --- what an agent may assert ----------------------------------------------------------------
+
+AGENT_CONTEXTS = [
+    (Context.dm("discord:42"), None),
+    (Context.guild("discord:42", "g1", participants=["discord:43"]), None),
+    (Context.background("digest"), None),
+    (Context.dm("silo:0123456789abcdef"), "reserved_platform"),
+    (Context.dm("mem0:alice"), "reserved_platform"),
+    (
+        Context.guild("discord:42", "g1", participants=["silo:0123456789abcdef"]),
+        "reserved_platform",
+    ),
+    (Context.group_dm("mem0:bob", "chat"), "reserved_platform"),
+    (Context.local("discord:1"), "surface_not_allowed"),
+    (Context.owner_dashboard("discord:1"), "surface_not_allowed"),
+    (Context.dashboard(), "surface_not_allowed"),
+]
+
+
+@pytest.mark.parametrize(("ctx", "code"), AGENT_CONTEXTS)
+def test_agent_context_denial(ctx: Context, code: str | None) -> None:
+    assert agent_context_denial(ctx) == code
+
+
+IMPORTS = [
+    (Context.dm("discord:42"), False, None),  # plain texts: anyone, where they write
+    (Context.dm("discord:42"), True, "owner_required"),
+    (Context.guild("discord:1", "g1"), True, "owner_private_context_required"),
+    (Context.local("discord:1"), True, None),
+    (Context.dm("discord:1"), True, None),
+    (Context.background("job"), True, "owner_required"),
+]
+
+
+@pytest.mark.parametrize(("ctx", "places", "code"), IMPORTS)
+def test_import_denial(ctx: Context, places: bool, code: str | None) -> None:
+    assert import_denial(ctx, OWNERS, places_entries=places) == code

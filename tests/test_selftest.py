@@ -47,10 +47,12 @@ def _plant_in_wrong_partition(mem: Memory, audience: str) -> None:
     assert opened is not None
     mem.store.delete_facts([fact.id])
     global_pid = policy.write_partition(policy.WriteTarget(Scope.GLOBAL), mem.keys.key).id
-    dk = mem.keys.data_key(global_pid, "global", create=True)
-    assert dk is not None
+    found = mem.keys.current(global_pid, "global", create=True)
+    assert found is not None
+    wrapped, dk = found
     moved = replace(row, partition_id=global_pid, scope="global", subject_key=None)
-    mem.store.insert_facts([seal_fact(dk, moved, replace(opened.fact, scope=Scope.GLOBAL))])
+    sealed = seal_fact(dk, moved, replace(opened.fact, scope=Scope.GLOBAL))
+    mem.store.insert_facts([sealed], {global_pid: wrapped})
     mem.invalidate()
 
 

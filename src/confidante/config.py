@@ -18,6 +18,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
@@ -74,6 +75,11 @@ def _days_map(value: Any, what: str) -> Any:
     return value
 
 
+MAX_TTL_DAYS = 36_525.0
+"""The longest lifetime a fact (or a setting's day count) may have: 100 years. Beyond it,
+dates overflow what the clock can represent, and nothing is meant to be kept that long."""
+
+
 class Settings(BaseSettings):
     """Every setting, with its environment variable `CONFIDANTE_<NAME>` and TOML key `name`."""
 
@@ -119,6 +125,7 @@ class Settings(BaseSettings):
     default_ttl_days: float = Field(
         30.0,
         gt=0,
+        le=MAX_TTL_DAYS,
         **_doc(
             "How long a fact lives when nothing more specific applies (every stored fact "
             "expires; explicit ttl > kind > scope > this).",
@@ -153,6 +160,7 @@ class Settings(BaseSettings):
     archive_grace_days: float = Field(
         30.0,
         ge=0,
+        le=MAX_TTL_DAYS,
         **_doc(
             "How long expired facts wait, encrypted, in the archive before cleanup purges them.",
             "30",
@@ -162,6 +170,7 @@ class Settings(BaseSettings):
     pattern_max_age_days: float = Field(
         90.0,
         gt=0,
+        le=MAX_TTL_DAYS,
         **_doc(
             "Public (T1) patterns not seen for this long are dropped by cleanup.",
             "90",
@@ -197,12 +206,35 @@ class Settings(BaseSettings):
             "default, static, minilm-int8, use-multilingual or none",
         ),
     )
+    cache_mb: float = Field(
+        256.0,
+        gt=0,
+        **_doc(
+            "Memory for decrypted partitions (MiB): the least recently used are dropped first, "
+            "and their decrypted text with them; reading one again decrypts it anew.",
+            "256",
+            "a positive number of MiB",
+        ),
+    )
+    erasure_interval_minutes: float = Field(
+        60.0,
+        ge=0,
+        **_doc(
+            "PostgreSQL: how often `confidante serve` completes pending erasure (fresh data "
+            "keys where something was erased, then a master-key rotation through the key "
+            "file); 0 turns the schedule off (forget_subject and cleanup still complete it).",
+            "60",
+            "a number of minutes (0 or more)",
+        ),
+    )
 
     @field_validator("owner_ids", mode="before")
     @classmethod
     def _split_owner_ids(cls, value: Any) -> Any:
         if isinstance(value, str):
-            value = [v for v in (p.strip() for p in value.split(",")) if v]
+            # ASCII spacing around commas only: an id with Unicode spaces is refused, not
+            # trimmed into another id (see model.parse_actor)
+            value = [v for v in (p.strip(" \t\r\n") for p in value.split(",")) if v]
         return value
 
     @field_validator("owner_ids")
@@ -249,8 +281,8 @@ class Settings(BaseSettings):
 
 
 def _positive(value: dict[str, float]) -> dict[str, float]:
-    if any(days <= 0 for days in value.values()):
-        raise ValueError("days must be positive")
+    if any(not 0 < days <= MAX_TTL_DAYS for days in value.values()):
+        raise ValueError(f"days must be positive, at most {MAX_TTL_DAYS:g}")
     return value
 
 
@@ -407,6 +439,36 @@ def setting_source(name: str) -> str:
     return "default"
 
 
+MASK = "********"
+_PASSWORD_PARAMS = frozenset({"password", "sslpassword"})
+
+
+def shown_db(target: str | os.PathLike[str]) -> str:
+    """How a database is named in messages and `config --show`: a file path as it is, a URL
+    with every password masked (in its user part, or given as a parameter)."""
+    text = os.fspath(target)
+    if "://" not in text:
+        return text
+    try:
+        parts = urlsplit(text)
+        query = parse_qsl(parts.query, keep_blank_values=True)
+    except ValueError:
+        return "(a database URL)"
+    user, at, hosts = parts.netloc.rpartition("@")
+    if at and ":" in user:
+        user = f"{user.split(':', 1)[0]}:{MASK}"
+    masked = [(k, MASK if k.lower() in _PASSWORD_PARAMS else v) for k, v in query]
+    return urlunsplit(
+        (
+            parts.scheme,
+            f"{user}{at}{hosts}",
+            parts.path,
+            urlencode(masked, safe="*:/,"),
+            parts.fragment,
+        )
+    )
+
+
 def effective(settings: Settings) -> list[dict[str, Any]]:
     """Each setting's value and where it came from, with secrets masked."""
     out = []
@@ -414,13 +476,15 @@ def effective(settings: Settings) -> list[dict[str, Any]]:
         value = getattr(settings, r.name)
         source = setting_source(r.name)
         if isinstance(value, SecretStr):
-            shown: Any = "********" if value.get_secret_value() else ""
+            shown: Any = MASK if value.get_secret_value() else ""
+        elif r.name == "db":
+            shown = shown_db(value)
         elif isinstance(value, Path):
             shown = str(value)
         else:
             shown = value
         if r.secret and value is not None:
-            shown = "********"
+            shown = MASK
         out.append({"name": r.name, "env": r.env, "value": shown, "source": source})
     return out
 

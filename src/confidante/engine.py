@@ -8,10 +8,13 @@ prompt block) lives in `services/`; `confidante.Memory` is this engine plus thos
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import os
 import re
 import threading
+import unicodedata
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
@@ -21,10 +24,11 @@ from types import TracebackType
 from typing import Any, Self
 
 from . import policy
-from .config import Settings, load_settings
+from .config import MAX_TTL_DAYS, Settings, load_settings
 from .errors import (
     AccessDenied,
     AmbiguousId,
+    ConcurrentChange,
     EmptyText,
     IntegrityError,
     InvalidContext,
@@ -35,15 +39,18 @@ from .errors import (
 from .model import Context, Fact, Hit, OriginKind, Scope, Tier, normalize_actor
 from .policy import PartitionRef, Viewer
 from .privacy import guard
+from .recall.cache import PartitionCache
 from .recall.index import IndexedFact, PartitionIndex
 from .recall.ranking import BM25, Candidates, Pipeline, Ranker
 from .store import EventRow, FactRow, PartitionRow, Store
 from .store.postgres import PostgresStore, is_postgres_url
 from .store.sqlite import SQLiteStore
 from .vault.crypto import key_file_for, new_key, parse_master_key, read_key_file, write_key_file
-from .vault.keyfile import recover_key_file
+from .vault.keyfile import KeyFile
 from .vault.keyring import Keyring
-from .vault.records import open_fact, scope_of, seal_fact, to_ms
+from .vault.records import Opened, open_record, scope_of, seal_fact, to_ms
+
+log = logging.getLogger("confidante.engine")
 
 Clock = Callable[[], datetime]
 ID_PREFIX = re.compile(r"^[0-9a-f]{4,31}$")
@@ -51,6 +58,13 @@ ID_PREFIX = re.compile(r"^[0-9a-f]{4,31}$")
 MAX_PREFIX_MATCHES = 1000
 OWNERS_META = "owners"
 MAX_TEXT_CHARS = 20_000
+WRITE_RETRIES = 8  # a write whose partition key changed under it (forget, re-key) starts over
+MAX_TTL = timedelta(days=MAX_TTL_DAYS)
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+"""History starts here: an earlier `created_at` is refused (far-past times with an offset
+cannot even be converted to UTC)."""
+_MIN_MS = to_ms(datetime.min.replace(tzinfo=UTC))
+_MAX_MS = to_ms(datetime.max.replace(tzinfo=UTC))
 
 
 def _utcnow() -> datetime:
@@ -77,13 +91,18 @@ class Engine:
         settings: Settings | None = None,
         clock: Clock | None = None,
         rankers: Sequence[Ranker] | None = None,
+        key_file: Path | None = None,
     ) -> None:
+        """`key_file`: where `master_key` was read from, if it was (so a rotation by another
+        process is followed, and this one can rotate for everyone)."""
         self.store = store
         self.settings = settings or load_settings()
         self._use_owners(owner_ids, "configuration")
         self.clock: Clock = clock or _utcnow
-        self.keys = Keyring(store, master_key)
-        self._indexes: dict[str, PartitionIndex] = {}
+        self.keys = Keyring(store, master_key, KeyFile(key_file) if key_file else None)
+        # Decrypted partitions: bounded, least recently used dropped first. Nothing else in
+        # the process keeps decrypted text.
+        self.cache = PartitionCache(int(self.settings.cache_mb * 1024 * 1024))
         self._lock = threading.RLock()
         self.pipeline = Pipeline(rankers or default_rankers(self.settings))
 
@@ -109,15 +128,20 @@ class Engine:
         target = os.fspath(path) if path is not None else str(settings.db)
         store: Store
         if is_postgres_url(target):
-            key = resolve_master_key(None, master_key, settings)
+            key, key_file = master_key_source(None, master_key, settings)
             store = PostgresStore(target)
         else:
-            # finish or undo a key rotation that a crash interrupted
-            recover_key_file(Path(target), key_file_path(Path(target), settings))
-            key = resolve_master_key(Path(target), master_key, settings)
+            key, key_file = master_key_source(Path(target), master_key, settings)
             store = SQLiteStore(target)
         try:
-            engine = cls(store, master_key=key, owner_ids=owners, settings=settings, clock=clock)
+            engine = cls(
+                store,
+                master_key=key,
+                owner_ids=owners,
+                settings=settings,
+                clock=clock,
+                key_file=key_file,
+            )
             if owner_ids is not None:
                 engine.owner_source = "argument" if engine.owners else None
             elif not owners:  # nothing configured: the owner `confidante init` stored, if any
@@ -129,7 +153,7 @@ class Engine:
 
     def close(self) -> None:
         with self._lock:
-            self._indexes.clear()
+            self.cache.clear()
             self.store.close()
 
     def __enter__(self) -> Self:
@@ -197,22 +221,50 @@ class Engine:
         return v
 
     def invalidate(self, pid: str | None = None) -> None:
-        with self._lock:
-            if pid is None:
-                self._indexes.clear()
-            else:
-                self._indexes.pop(pid, None)
+        if pid is None:
+            self.cache.clear()
+        else:
+            self.cache.pop(pid)
+
+    def open_row(self, row: FactRow) -> Opened | None:
+        """Everything sealed in one stored row; None when its partition's key has been
+        destroyed. IntegrityError when it does not open (tampered, or sealed elsewhere)."""
+        dk = self.keys.data_key(row.partition_id, row.scope, create=False)
+        return None if dk is None else _open(dk, row)[0]
 
     def decrypt(self, row: FactRow) -> IndexedFact | None:
-        """Open one stored row; None when its partition's key has been destroyed."""
-        dk = self.keys.data_key(row.partition_id, row.scope, create=False)
-        return None if dk is None else _indexed(dk, row)
+        """Open one stored row for the index; None when its partition's key was destroyed."""
+        opened = self.open_row(row)
+        return None if opened is None else _indexed(opened, row)
 
-    def reseal(self, row: FactRow, fact: Fact, vector: Any = None) -> FactRow:
-        dk = self.keys.data_key(row.partition_id, row.scope, create=False)
-        if dk is None:
-            raise IntegrityError("this partition's key was destroyed")
-        return seal_fact(dk, row, fact, vector)
+    def write_sealed(self, items: Sequence[tuple[FactRow, Opened]]) -> None:
+        """Re-seal existing rows with new content, under each partition's key as it is inside
+        the writing transaction (a key replaced meanwhile means sealing again). A partition
+        whose key was destroyed meanwhile has lost these facts: NotFound."""
+        for _ in range(WRITE_RETRIES):
+            keys: dict[str, bytes] = {}
+            rows = []
+            for row, o in items:
+                found = self.keys.current(row.partition_id, row.scope, create=False)
+                if found is None:
+                    raise NotFound("no such fact")
+                keys[row.partition_id] = found[0]
+                rows.append(
+                    seal_fact(
+                        found[1],
+                        row,
+                        o.fact,
+                        o.vector,
+                        context=o.context,
+                        dependents=o.dependents,
+                    )
+                )
+            try:
+                self.store.update_facts(rows, keys)
+                return
+            except ConcurrentChange:
+                continue
+        raise ConcurrentChange("a partition's key kept changing; try again")
 
     def ttl_for(self, scope: Scope, kind: str) -> timedelta:
         s = self.settings
@@ -301,18 +353,16 @@ class Engine:
 
         ref = policy.write_partition(target, self.keys.key)
         origin_kind, origin_raw = policy.origin_of(ctx, self.owners)
-        domain = policy.origin_domain(origin_kind)
+        _, origin_key = policy.keyed_origin(ctx, self.owners, self.keys.key)
         now = self.now()
         default_ttl = self.ttl_for(target.scope, kind)
         born = born or [now] * len(guarded)
-        expiries = [b + (default_ttl if t is None else t) for b, t in zip(born, ttls, strict=True)]
+        lifetimes = [default_ttl if t is None else t for t in ttls]
+        expiries = [b + life for b, life in zip(born, lifetimes, strict=True)]
         texts = [g.text for g in guarded]
         vectors = self._embed(
             [" ".join(texts[max(0, i - embed_context) : i + 1]) for i in range(len(texts))]
         )
-        dk = self.keys.data_key(ref.id, ref.scope.value, create=True)
-        if dk is None:
-            raise IntegrityError("this partition's key was destroyed")
         # One timestamp for an undated batch, so ids in ascending order keep the texts' order:
         # the store reads a partition by (created, id), and a transcript's lines stay in
         # sequence. Dated history is ordered by its dates.
@@ -344,7 +394,7 @@ class Engine:
                 subject_key=self.keys.key("actor", target.subject) if target.subject else None,
                 author_key=self.keys.key("actor", ctx.actor) if ctx.actor else None,
                 origin_kind=origin_kind.value,
-                origin_key=self.keys.key(domain, origin_raw) if domain and origin_raw else None,
+                origin_key=origin_key,
                 tier=Tier.INTERNAL.value,
                 kind=kind,
                 source_skill=source_skill,
@@ -353,15 +403,41 @@ class Engine:
                 expires_at=to_ms(expiries[i]),
                 confidence=float(confidence),
                 ciphertext=b"",
+                ttl_ms=int(lifetimes[i].total_seconds() * 1000),
             )
-            sealed = seal_fact(dk, row, fact, None if vectors is None else vectors[i])
-            (expired if expiries[i] <= now else rows).append(sealed)
+            # embed_context's links: whose text this vector holds, and who holds this text
+            context = tuple(ids[max(0, i - embed_context) : i]) if vectors is not None else ()
+            dependents = tuple(ids[i + 1 : i + 1 + embed_context]) if vectors is not None else ()
+            vector = None if vectors is None else vectors[i]
+            item = (row, Opened(fact, vector, context, dependents))
+            (expired if expiries[i] <= now else rows).append(item)
             facts.append(fact)
-        self.store.insert_facts(rows)
-        if expired:  # dated history already past its lifetime: archived, never recalled
-            grace = to_ms(now + timedelta(days=self.settings.archive_grace_days))
-            self.store.archive_facts(expired, now.strftime("%Y-%m"), grace)
-        return facts
+        grace = to_ms(now + timedelta(days=self.settings.archive_grace_days))
+        for _ in range(WRITE_RETRIES):
+            # The key is checked again inside the insert's transaction: if a forget destroyed
+            # it (or a re-key replaced it) since it was read, nothing is written under it and
+            # the batch is sealed again under the partition's key as it is now.
+            wrapped, dk = self._partition_key(ref)
+            try:
+                with self.store.transaction():
+                    self.store.insert_facts(_seal_all(dk, rows), {ref.id: wrapped})
+                    if expired:  # dated history already past its lifetime: archived, never
+                        # recalled
+                        self.store.archive_facts(
+                            _seal_all(dk, expired),
+                            now.strftime("%Y-%m"),
+                            grace,
+                            {ref.id: wrapped},
+                        )
+                return facts
+            except ConcurrentChange:
+                continue
+        raise ConcurrentChange("the partition's key kept changing; try again")
+
+    def _partition_key(self, ref: PartitionRef) -> tuple[bytes, bytes]:
+        found = self.keys.current(ref.id, ref.scope.value, create=True)
+        assert found is not None
+        return found
 
     def _dated(
         self,
@@ -388,42 +464,102 @@ class Engine:
             d = d if d.tzinfo is not None else d.replace(tzinfo=UTC)
             if d > latest:
                 raise InvalidInput("created_at is in the future")
+            if d < EPOCH:
+                raise InvalidInput("created_at is before 1970-01-01 (UTC)")
             out.append(d)
         return out
 
     def update(self, ctx: Context, fact_id: str, text: str) -> Fact:
-        """Replace a fact's text; the same visibility and authorship rules as `forget`."""
+        """Replace a fact's text; the same visibility and authorship rules as `forget`, and
+        only from where the fact was learned (`policy.rewrite_denial`): the new text is shown
+        to the fact's audience."""
         text = _check_text(text)
-        v, row, old = self._visible_row(ctx, fact_id)
+        v, row, old, _ = self._find(ctx, fact_id)
         self._require_may_forget(ctx, v, row)
+        here = policy.keyed_origin(ctx, self.owners, self.keys.key)
+        learned = (OriginKind(row.origin_kind), row.origin_key)
+        if code := policy.rewrite_denial(v, here, learned):
+            self.deny(ctx, code, row.scope)
+            raise AccessDenied(code, scope=row.scope)
         g = guard.check_text(text, scope_of(row.partition_id), self.settings.privacy_mode)
         now = self.now()
         fact = replace(old.fact, text=g.text, updated_at=now, changes=g.changes)
-        vectors = self._embed([g.text])
-        new_row = replace(row, updated_at=to_ms(now))
-        self.store.update_facts(
-            [self.reseal(new_row, fact, None if vectors is None else vectors[0])]
+        context = self._existing(old.context)
+        vectors = self._embed([" ".join([*self._texts(context), g.text])])
+        vector = None if vectors is None else vectors[0]
+        self.write_sealed(
+            [
+                (
+                    replace(row, updated_at=to_ms(now)),
+                    replace(old, fact=fact, vector=vector, context=context),
+                )
+            ]
         )
+        self.reembed(old.dependents)  # their vectors still hold the old text's meaning
         return _shown(v, fact)
+
+    def _existing(self, ids: Sequence[str]) -> tuple[str, ...]:
+        return tuple(i for i in ids if self.store.get_fact(i) is not None)
+
+    def _texts(self, ids: Sequence[str]) -> list[str]:
+        out = []
+        for fid in ids:
+            row = self.store.get_fact(fid)
+            opened = None if row is None else _quiet(self.open_row, row)
+            if opened is not None:
+                out.append(opened.fact.text)
+        return out
+
+    def reembed(self, ids: Sequence[str]) -> None:
+        """Embed these facts again with the context lines that still exist (`embed_context`):
+        a forgotten or rewritten line's meaning must not live on in a neighbour's vector."""
+        if not ids or self._embed([]) is None:
+            return
+        items = []
+        for fid in ids:
+            row = self.store.get_fact(fid)
+            opened = None if row is None else _quiet(self.open_row, row)
+            if row is None or opened is None:
+                continue
+            context = self._existing(opened.context)
+            vectors = self._embed([" ".join([*self._texts(context), opened.fact.text])])
+            assert vectors is not None
+            items.append((row, replace(opened, vector=vectors[0], context=context)))
+        if items:
+            with contextlib.suppress(NotFound):  # a neighbour erased meanwhile needs nothing
+                self.write_sealed(items)
 
     def _embed(self, texts: list[str]) -> Any:
         """Vectors for rankers that keep one per fact (the semantic ranker); None otherwise."""
         for r in self.pipeline.rankers:
             embed = getattr(r, "embed_documents", None)
             if embed is not None:
-                return embed(texts)
+                return embed(texts) if texts else []
         return None
 
     # -- reading ---------------------------------------------------------------------------------
     def _load_index(self, row: PartitionRow) -> PartitionIndex | None:
-        cached = self._indexes.get(row.id)
-        if cached is not None and cached.version == row.version:
+        cached = self.cache.get(row.id, row.version)
+        if cached is not None:
             return cached
-        dk = self.keys.unwrap(row)
-        if dk is None:
-            self._indexes.pop(row.id, None)
+        cached = self.cache.peek(row.id)  # an older version, whose work may be reused
+        try:
+            dk = self.keys.unwrap(row)
+        except IntegrityError:
+            log.warning("a partition's wrapped key does not open; skipped (see audit)")
             return None
-        facts = [_indexed(dk, r) for r in self.store.facts_in(row.id)]
+        if dk is None:
+            self.cache.pop(row.id)
+            return None
+        facts = []
+        skipped = 0
+        for r in self.store.facts_in(row.id):
+            try:
+                facts.append(_indexed(*_open(dk, r)))
+            except IntegrityError:
+                skipped += 1  # tampered, or sealed under a key that is gone: never shown
+        if skipped:
+            log.warning("%d stored rows failed to open and were skipped (see audit)", skipped)
         index = PartitionIndex(partition_ref(row.id), row.version, facts)
         if cached is not None:
             index.inherit(cached)
@@ -431,7 +567,7 @@ class Engine:
             prepare = getattr(r, "prepare", None)
             if prepare is not None:
                 prepare(index)
-        self._indexes[row.id] = index
+        self.cache.put(index)
         return index
 
     def candidates(self, v: Viewer, pool: policy.Pool) -> list[Candidates]:
@@ -510,15 +646,24 @@ class Engine:
         return hits
 
     def _refresh(self, facts: Sequence[Fact]) -> None:
-        by_scope: dict[tuple[Scope, str], list[str]] = {}
+        """Push each read fact's expiry to now plus the lifetime it was written with: an
+        explicit short ttl stays short, it is never stretched to the default."""
+        now = self.now()
+        by_until: dict[int, list[str]] = {}
         for f in facts:
-            by_scope.setdefault((f.scope, f.kind), []).append(f.id)
-        for (scope, kind), ids in by_scope.items():
-            until = to_ms(self.now() + self.ttl_for(scope, kind))
+            row = self.store.get_fact(f.id)
+            if row is None:
+                continue
+            lifetime = (
+                timedelta(milliseconds=row.ttl_ms)
+                if row.ttl_ms is not None
+                else self.ttl_for(f.scope, f.kind)
+            )
+            by_until.setdefault(to_ms(now + lifetime), []).append(f.id)
+        for until, ids in by_until.items():
             self.store.touch_facts(ids, until)
-            with self._lock:
-                for index in self._indexes.values():
-                    index.extend_expiry(set(ids), until)
+            for index in self.cache.indexes():
+                index.extend_expiry(set(ids), until)
 
     def list(self, ctx: Context, *, limit: int | None = None) -> list[Fact]:
         """Every fact this context may see, newest first."""
@@ -530,25 +675,37 @@ class Engine:
         facts = [_shown(v, f.fact) for f, _ in _newest(cands)]
         return facts[:limit] if limit is not None else facts
 
-    def _visible_row(self, ctx: Context, fact_id: str) -> tuple[Viewer, FactRow, IndexedFact]:
+    def _find(
+        self, ctx: Context, fact_id: str, *, forgetting: bool = False
+    ) -> tuple[Viewer, FactRow, Opened, bool]:
+        """The row of a fact this context may see, opened, and whether it is archived.
+
+        Expired facts are found only for forgetting (a writer may still erase an expired fact
+        that cleanup has not purged, archived ones included). Every miss takes one path, and
+        writes one log event, whether the id is hidden here or does not exist: neither the
+        time taken nor a side effect tells them apart."""
         v = self.viewer(ctx)
-        if not isinstance(fact_id, str) or not fact_id or len(fact_id) > 64:
-            raise NotFound("no such fact")
-        row = self.store.get_fact(fact_id)
-        if row is None and ID_PREFIX.match(fact_id):
-            row = self._row_by_prefix(v, fact_id)
+        row: FactRow | None = None
+        archived = False
+        visible = False
+        if isinstance(fact_id, str) and 0 < len(fact_id) <= 64:
+            row = self.store.get_fact(fact_id)
+            if row is None and ID_PREFIX.match(fact_id):
+                row = self._row_by_prefix(v, fact_id)  # a shortened id, as tables show them
+            if row is None and forgetting:
+                row = self.store.get_archived(fact_id)
+                archived = row is not None
         if row is not None:
             ref = partition_ref(row.partition_id)
             visible = policy.can_read(v, ref, OriginKind(row.origin_kind), row.origin_key)
-            alive = row.expires_at is None or row.expires_at > to_ms(self.now())
+            alive = forgetting or row.expires_at is None or row.expires_at > to_ms(self.now())
             if visible and alive:
-                opened = self.decrypt(row)
+                opened = self.open_row(row)
                 if opened is not None:
                     if scope_of(row.partition_id) is Scope.OWNER:
-                        self._log_owner_read(ctx, "get")
-                    return v, row, opened
-            if not visible:
-                self.deny(ctx, "not_visible", row.scope)
+                        self._log_owner_read(ctx, "forget" if forgetting else "get")
+                    return v, row, opened, archived
+        self.deny(ctx, "not_found", row.scope if row is not None and not visible else None)
         raise NotFound("no such fact")
 
     def _row_by_prefix(self, v: Viewer, prefix: str) -> FactRow | None:
@@ -573,7 +730,7 @@ class Engine:
     def get(self, ctx: Context, fact_id: str) -> Fact:
         """One fact by id, or by a unique prefix of it among the facts this context may see;
         invisible and nonexistent ids both raise NotFound."""
-        v, _, opened = self._visible_row(ctx, fact_id)
+        v, _, opened, _ = self._find(ctx, fact_id)
         return _shown(v, opened.fact)
 
     def _require_may_forget(self, ctx: Context, v: Viewer, row: FactRow) -> None:
@@ -581,11 +738,22 @@ class Engine:
             self.deny(ctx, "not_author", row.scope)
             raise AccessDenied("not_author", scope=row.scope)
 
-    def forget(self, ctx: Context, fact_id: str) -> None:
-        """Delete one fact: by its writer, its subject, or the owner in an owner-private context."""
-        v, row, _ = self._visible_row(ctx, fact_id)
+    def check_forget(self, ctx: Context, fact_id: str) -> None:
+        """Raise (and record) exactly what `forget` would, forgetting nothing: for a caller
+        that must know before it writes (a replacement that must not half-succeed)."""
+        v, row, _, _ = self._find(ctx, fact_id, forgetting=True)
         self._require_may_forget(ctx, v, row)
-        self.store.delete_facts([row.id])
+
+    def forget(self, ctx: Context, fact_id: str) -> None:
+        """Delete one fact: by its writer, its subject, or the owner in an owner-private context
+        (an expired fact too, until cleanup purges it)."""
+        v, row, opened, archived = self._find(ctx, fact_id, forgetting=True)
+        self._require_may_forget(ctx, v, row)
+        if archived:
+            self.store.delete_archived_ids([row.id])
+        else:
+            self.store.delete_facts([row.id])
+        self.reembed(opened.dependents)
 
     # -- logs --------------------------------------------------------------------------------------
     def denials(self, ctx: Context, limit: int = 100) -> list[EventRow]:
@@ -632,7 +800,7 @@ class Engine:
             return to_ms(self.now())
         if not isinstance(at, datetime):
             raise InvalidInput("at must be a datetime")
-        return to_ms(min(at if at.tzinfo else at.replace(tzinfo=UTC), self.now()))
+        return to_ms(max(EPOCH, min(at if at.tzinfo else at.replace(tzinfo=UTC), self.now())))
 
     def public_stats(self) -> dict[str, Any]:
         """The T1 store: `{"skill_stats": {...}, "patterns_observed": [...]}`. Anything an
@@ -663,9 +831,12 @@ class Engine:
             self.require_owner_private(ctx)
         return [line for _, line in self.store.cleanup_log(limit)]
 
-    def rotate_master_key(self, new_key: bytes | str) -> None:
-        """Re-wrap every data key under a new master key; facts are not re-encrypted."""
-        self.keys.rotate(new_key)
+    def rotate_master_key(self, new_key: bytes | str | None = None) -> bytes:
+        """Re-wrap every data key under a new master key (facts are not re-encrypted) and
+        return it. With a key file, the file is replaced and every process reading it follows;
+        with a key given otherwise, no other process may have the database open
+        (DatabaseInUse): they could not learn the new key."""
+        return self.keys.rotate(new_key)
 
 
 def default_rankers(settings: Settings) -> list[Ranker]:
@@ -683,19 +854,32 @@ def default_rankers(settings: Settings) -> list[Ranker]:
     return [BM25()] if embedder is None else [BM25(), Semantic(embedder)]
 
 
-def _indexed(dk: bytes, row: FactRow) -> IndexedFact:
-    """Open a stored row into what recall indexes: the fact plus its keyed metadata."""
-    fact, vector = open_fact(dk, row)
+def _indexed(opened: Opened, row: FactRow) -> IndexedFact:
+    """What recall indexes: the opened fact plus its keyed metadata."""
     return IndexedFact(
-        fact=fact,
+        fact=opened.fact,
         origin_kind=OriginKind(row.origin_kind),
         origin_key=row.origin_key,
         author_key=row.author_key,
         subject_key=row.subject_key,
         created_ms=row.created_at,
         expires_ms=row.expires_at,
-        vector=vector,
+        vector=opened.vector,
     )
+
+
+def _seal_all(dk: bytes, items: Sequence[tuple[FactRow, Opened]]) -> list[FactRow]:
+    return [
+        seal_fact(dk, r, o.fact, o.vector, context=o.context, dependents=o.dependents)
+        for r, o in items
+    ]
+
+
+def _quiet(fn: Callable[[FactRow], Opened | None], row: FactRow) -> Opened | None:
+    try:
+        return fn(row)
+    except IntegrityError:
+        return None
 
 
 def _shown(v: Viewer, fact: Fact) -> Fact:
@@ -705,8 +889,30 @@ def _shown(v: Viewer, fact: Fact) -> Fact:
     return replace(fact, author=None, origin=fact.scope.value, community=None)
 
 
+def _clamp_ms(ms: Any) -> Any:
+    return ms if ms is None else min(max(ms, _MIN_MS), _MAX_MS)
+
+
+def _open(dk: bytes, row: FactRow) -> tuple[Opened, FactRow]:
+    """Open a stored row. Times outside what a datetime can hold (a row written before
+    dates were checked) are read as the nearest representable one: one odd row must not
+    make a whole partition unreadable. Times are not authenticated data, so the ciphertext
+    still opens. Returns the row as read, with its times in range."""
+    if any(
+        t is not None and not _MIN_MS <= t <= _MAX_MS
+        for t in (row.created_at, row.updated_at, row.expires_at)
+    ):
+        row = replace(
+            row,
+            created_at=_clamp_ms(row.created_at),
+            updated_at=_clamp_ms(row.updated_at),
+            expires_at=_clamp_ms(row.expires_at),
+        )
+    return open_record(dk, row), row
+
+
 def _day(ms: int) -> str:
-    return datetime.fromtimestamp(ms / 1000, UTC).date().isoformat()
+    return datetime.fromtimestamp(_clamp_ms(ms) / 1000, UTC).date().isoformat()
 
 
 def _newest(cands: Sequence[Candidates]) -> list[tuple[IndexedFact, str | None]]:
@@ -721,12 +927,21 @@ def _newest(cands: Sequence[Candidates]) -> list[tuple[IndexedFact, str | None]]
     return items
 
 
+# Letters that render as nothing (Hangul fillers, the Braille blank): with format and
+# control characters, a text made only of these says nothing.
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
+def _blank(c: str) -> bool:
+    return c.isspace() or c in _BLANK_LETTERS or unicodedata.category(c) in ("Cf", "Cc")
+
+
 def _check_text(text: object) -> str:
     if not isinstance(text, str):
         raise InvalidInput("text must be a string")
     stripped = text.strip()
-    if not stripped:
-        raise EmptyText("text is empty")
+    if all(_blank(c) for c in stripped):  # also "" and zero-width-only text
+        raise EmptyText("text is empty (nothing visible in it)")
     if len(stripped) > MAX_TEXT_CHARS:
         raise InvalidInput(f"text is longer than {MAX_TEXT_CHARS} characters")
     if "\x00" in stripped:
@@ -741,6 +956,10 @@ def _check_text(text: object) -> str:
 def _check_label_text(value: object, what: str, limit: int = 64) -> str:
     if not isinstance(value, str) or not value.strip() or len(value) > limit:
         raise InvalidInput(f"{what} must be a non-empty string of at most {limit} characters")
+    if any(unicodedata.category(c) in ("Cc", "Cf") for c in value.strip()):
+        raise InvalidInput(f"{what} must be one line of visible text (no control characters)")
+    if all(_blank(c) for c in value.strip()):
+        raise InvalidInput(f"{what} must have something visible in it")
     return value.strip()
 
 
@@ -760,8 +979,8 @@ def _check_count(count: object) -> int:
 
 
 def _check_ttl(ttl: object) -> None:
-    if ttl is not None and (not isinstance(ttl, timedelta) or ttl <= timedelta(0)):
-        raise InvalidInput("ttl must be a positive timedelta")
+    if ttl is not None and (not isinstance(ttl, timedelta) or not timedelta(0) < ttl <= MAX_TTL):
+        raise InvalidInput(f"ttl must be a positive timedelta of at most {MAX_TTL.days} days")
 
 
 def _check_meta(kind: object, source_skill: object, confidence: object, ttl: object) -> None:
@@ -782,24 +1001,27 @@ def key_file_path(db: Path, settings: Settings) -> Path:
     return settings.key_file or key_file_for(db)
 
 
-def resolve_master_key(db: Path | None, explicit: bytes | str | None, settings: Settings) -> bytes:
-    """Argument, else environment, else the key file (configured, or beside a SQLite file).
+def master_key_source(
+    db: Path | None, explicit: bytes | str | None, settings: Settings
+) -> tuple[bytes, Path | None]:
+    """The master key and the file it was read from (None when it was given otherwise):
+    argument, else environment, else the key file (configured, or beside a SQLite file).
 
     A brand-new SQLite database gets a fresh key file (0600); an existing one without any key
     is an error rather than a silently different key. A server database needs a given key."""
     if explicit is not None:
-        return parse_master_key(explicit)
+        return parse_master_key(explicit), None
     if settings.master_key is not None:
-        return parse_master_key(settings.master_key.get_secret_value())
+        return parse_master_key(settings.master_key.get_secret_value()), None
     if db is None:
         if settings.key_file is not None:
-            return read_key_file(settings.key_file)
+            return read_key_file(settings.key_file), settings.key_file
         raise MasterKeyMissing(
             "a server database needs CONFIDANTE_MASTER_KEY, CONFIDANTE_KEY_FILE or master_key="
         )
     key_file = key_file_path(db, settings)
     if key_file.exists():
-        return read_key_file(key_file)
+        return read_key_file(key_file), key_file
     if db.exists() and db.stat().st_size > 0:
         raise MasterKeyMissing(
             "this database exists but no master key was given: set CONFIDANTE_MASTER_KEY "
@@ -807,7 +1029,18 @@ def resolve_master_key(db: Path | None, explicit: bytes | str | None, settings: 
         )
     key = new_key()
     write_key_file(key_file, key)
-    return key
+    return key, key_file
 
 
-__all__ = ["Engine", "default_rankers", "key_file_path", "resolve_master_key"]
+def resolve_master_key(db: Path | None, explicit: bytes | str | None, settings: Settings) -> bytes:
+    """The master key `Engine.open` would use (see `master_key_source`)."""
+    return master_key_source(db, explicit, settings)[0]
+
+
+__all__ = [
+    "Engine",
+    "default_rankers",
+    "key_file_path",
+    "master_key_source",
+    "resolve_master_key",
+]

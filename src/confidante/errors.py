@@ -64,7 +64,7 @@ class AccessDenied(ConfidanteError):
 
     `code` is one of: owner_required, owner_private_context_required,
     guild_context_required, forbidden_subject, unknown_namespace, namespace_required,
-    not_author, local_context_required.
+    not_author, local_context_required, reserved_platform.
     """
 
     code = "access_denied"
@@ -83,7 +83,11 @@ _DENIAL_MESSAGES = {
     "unknown_namespace": "unknown namespace",
     "namespace_required": "this context has no default namespace; name one",
     "not_author": "only the writer, the subject or the owner may forget this fact",
+    "origin_mismatch": "a fact may be rewritten only where it was learned (or in the owner's "
+    "dashboard): text said here would be shown to another audience",
     "local_context_required": "only the owner's own local tools may do this (plaintext files)",
+    "reserved_platform": "actors on the silo and mem0 platforms are the importers' "
+    "placeholders; an agent may not speak as one",
 }
 
 
@@ -143,6 +147,12 @@ class WrongMasterKey(MasterKeyError):
     code = "wrong_master_key"
 
 
+class KeyFileExposed(MasterKeyError):
+    """A master key file that other users may read (or write) is refused, like ssh does."""
+
+    code = "key_file_permissions"
+
+
 class IntegrityError(ConfidanteError):
     """A ciphertext failed authentication: tampered, moved between rows, or key destroyed."""
 
@@ -157,6 +167,21 @@ class StoreError(ConfidanteError):
 
 class SchemaTooNew(StoreError):
     code = "schema_too_new"
+
+
+class DatabaseInUse(StoreError):
+    """Replacing or re-keying the database needs it to itself: another process has it open."""
+
+    code = "database_in_use"
+    http_status = 409
+
+
+class ConcurrentChange(StoreError):
+    """Another process changed what this write depended on (a partition's key was destroyed,
+    replaced or rotated) too many times in a row; nothing was written. Try again."""
+
+    code = "concurrent_change"
+    http_status = 409
 
 
 class ConfigError(ConfidanteError):
@@ -291,10 +316,23 @@ ERROR_CODES: dict[str, ErrorDoc] = {
         "forgetting or editing a visible fact you neither wrote nor are the subject of",
         "only the writer, the subject or the owner may forget this fact",
     ),
+    "origin_mismatch": _doc(
+        403,
+        "an update from another conversation than the one the fact was learned in (text "
+        "typed in a DM is never republished into a guild; the owner's dashboard may edit)",
+        "a fact may be rewritten only where it was learned (or in the owner's dashboard): "
+        "text said here would be shown to another audience",
+    ),
     "surface_not_allowed": _doc(
         403,
         "an agent key asserts an owner-only surface (owner_dashboard, local, dashboard)",
         "agent keys may assert only dm, group_dm, guild_text, guild_voice and background contexts",
+    ),
+    "reserved_platform": _doc(
+        403,
+        "an agent asserts an actor on a platform the importers reserve (silo:, mem0:)",
+        "actors on the silo and mem0 platforms are the importers' placeholders; "
+        "an agent may not speak as one",
     ),
     "pinned_context_mismatch": _doc(
         403,
@@ -347,6 +385,23 @@ ERROR_CODES: dict[str, ErrorDoc] = {
         409,
         "restoring over an existing database without --force",
         "a database exists at /srv/memory.db: add --force to replace it",
+    ),
+    "database_in_use": _doc(
+        409,
+        "a restore (or a rotation of a key given in the environment) while another process "
+        "has the database open",
+        "another process has this database open (a running `confidante serve`?); stop it first",
+    ),
+    "concurrent_change": _doc(
+        409,
+        "another process kept changing the keys a write depended on; nothing was written",
+        "the partition's key kept changing; try again",
+    ),
+    "key_file_permissions": _doc(
+        500,
+        "the master key file is readable or writable by other users",
+        "the master key file memory.db.key is open to other users (mode 0644); "
+        "make it private: chmod 600",
     ),
     "config_error": _doc(
         400,
@@ -402,8 +457,8 @@ ERROR_CODES: dict[str, ErrorDoc] = {
 """Every error code, with its HTTP status, when it happens and an example message."""
 
 DENIAL_LOG_CODES: dict[str, str] = {
-    "not_visible": "an id was asked for that exists but is not visible in that context "
-    "(the caller got not_found)",
+    "login_failed": "a wrong dashboard password (counted per minute)",
+    "login_throttled": "a dashboard login refused after too many wrong passwords",
 }
 """Codes that appear only in the owner's denial log, never as an error."""
 

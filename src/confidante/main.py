@@ -21,6 +21,7 @@ except ImportError:  # pragma: no cover
     from click import exceptions as cx  # type: ignore[no-redef]
 
 from ._version import __version__
+from .config import shown_db
 from .errors import ConfidanteError, OwnerMissing
 from .model import Context
 from .store.postgres import is_postgres_url
@@ -34,7 +35,7 @@ from .surfaces.cli.flags import (
     err,
     errors,
     open_memory,
-    shown_db,
+    pinned_context,
 )
 from .surfaces.cli.setup import NO_OWNER, OwnerOpt, print_setup, set_up
 
@@ -131,7 +132,8 @@ def serve(
 @with_flags
 def mcp_stdio(flags: dict[str, Any], db: DbOpt = None) -> None:
     """Serve the memory tools over MCP stdio, as the local owner, or as the identity the
-    context flags pin (e.g. --as discord:42 --dm).
+    context flags pin (e.g. --as discord:42 --dm) or the agent host sets in
+    CONFIDANTE_CONTEXT.
 
     MCP clients start this with a bare environment: when the database is missing or has no
     owner, the server still starts and every tool answers with what to run, instead of the
@@ -140,7 +142,7 @@ def mcp_stdio(flags: dict[str, Any], db: DbOpt = None) -> None:
 
     try:
         with errors(False):
-            ctx = build_context(**flags) if flags_given(flags) else None
+            ctx = pinned_context(flags) or (build_context(**flags) if flags_given(flags) else None)
         mem = open_memory(db)
     except ConfidanteError as e:
         run_unavailable(f"{e.code}: {e.message}")

@@ -36,6 +36,18 @@ class Memory(Engine):
         """Erase a community's memory and destroy its key (the owner, in private)."""
         return lifecycle.forget_guild(self, ctx, guild)
 
+    def complete_erasure(self) -> dict[str, int]:
+        """Where the engine keeps old row versions (PostgreSQL), make what was erased so far
+        unrecoverable with the current master key: re-key every partition that had something
+        erased, then rotate the master key (it must come from a key file; otherwise the
+        erasure is reported pending). Nothing to do on SQLite, which erases physically."""
+        return lifecycle.finish_erasure(self)
+
+    def erasure_pending(self) -> int:
+        """Partitions whose erased data a copy of the files could still give up (PostgreSQL,
+        until `complete_erasure`); always 0 on SQLite."""
+        return lifecycle.erasure_pending(self)
+
     def backup(self, dest: str | os.PathLike[str]) -> Path:
         """A consistent online copy of the database, still encrypted (SQLite)."""
         return lifecycle.backup(self, Path(dest))

@@ -7,6 +7,7 @@ actor or context is refused where it enters, with a stable error code.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -21,13 +22,28 @@ _ID_RE = re.compile(r"^\S{1,200}$")
 
 
 def parse_actor(actor: str) -> tuple[str, str]:
-    """Split `platform:id`; raise InvalidActor (without echoing the value) otherwise."""
+    """Split `platform:id`; raise InvalidActor (without echoing the value) otherwise.
+
+    Nothing is stripped or folded: an id is taken exactly as the adapter authenticated it,
+    and one with whitespace, control or invisible format characters anywhere (`discord:1\u00a0`,
+    `\u3000discord:1`, a zero-width space) is refused rather than trimmed into someone
+    else's id, the owner's included."""
     if not isinstance(actor, str):
         raise InvalidActor("an actor must be a string of the form platform:id")
-    m = _ACTOR_RE.match(actor.strip())
-    if not m or not _encodable(actor):
-        raise InvalidActor("an actor must be of the form platform:id (e.g. discord:1234)")
+    m = _ACTOR_RE.match(actor)
+    if not m or not _plain(actor):
+        raise InvalidActor(
+            "an actor must be of the form platform:id (e.g. discord:1234), without spaces "
+            "or invisible characters"
+        )
     return m.group(1), m.group(2)
+
+
+def _plain(value: str) -> bool:
+    """Encodable, and free of whitespace, control and format characters (any script)."""
+    if not _encodable(value):
+        return False
+    return not any(ch.isspace() or unicodedata.category(ch)[0] in "CZ" for ch in value)
 
 
 def _encodable(value: str) -> bool:
@@ -44,9 +60,29 @@ def normalize_actor(actor: str) -> str:
 
 
 def _check_id(value: str | None, what: str) -> str:
-    if not isinstance(value, str) or not _ID_RE.match(value.strip()) or not _encodable(value):
+    """Ids are taken exactly as given, like actors: no trimming into another id."""
+    if not isinstance(value, str) or not _ID_RE.match(value) or not _plain(value):
         raise InvalidContext(f"{what} must be a non-empty id without spaces")
-    return value.strip()
+    return value
+
+
+def _session_part(value: str) -> str:
+    """One variable part of a session key, escaped so the parts cannot run into each other:
+    `%` and `:` are percent-encoded, and a literal "-" (which stands for "no channel") too.
+    A part without those characters is unchanged, so existing keys stay the same."""
+    if value == "-":
+        return "%2D"
+    return value.replace("%", "%25").replace(":", "%3A")
+
+
+def guild_session(community: str, channel: str | None) -> str:
+    """The session of a guild channel: `guild:<platform>:<guild>:<channel or ->`, with the
+    guild and channel escaped (a guild "a:b" with channel "c" and a guild "a" with channel
+    "b:c" are two sessions)."""
+    platform, _, ident = community.partition(":")
+    return f"guild:{platform}:{_session_part(ident)}:" + (
+        _session_part(channel) if channel is not None else "-"
+    )
 
 
 def community_id(platform: str, ident: str, *, any_platform: bool = False) -> str:
@@ -169,7 +205,7 @@ class Context:
             community=community,
             channel=channel,
             participants=tuple(participants),
-            session=session or f"guild:{community}:{channel or '-'}",
+            session=session or guild_session(community, channel),
         )
 
     @classmethod

@@ -38,6 +38,12 @@ ANY = "*"  # origin key wildcard in grants
 AGENT_SURFACES = frozenset(
     {Surface.DM, Surface.GROUP_DM, Surface.GUILD_TEXT, Surface.GUILD_VOICE, Surface.BACKGROUND}
 )
+# Actor platforms the importers mint for people they could not name: `silo:<hash>` (a silo
+# folder no sender matched) and `mem0:<user_id>` (a Mem0 user without a mapping). Whoever
+# could assert such an actor would read that person's imported memory, so an agent may not.
+SILO_PLATFORM = "silo"
+MEM0_PLATFORM = "mem0"  # also the Mem0 client's own: an app moved from Mem0 keeps its users
+RESERVED_PLATFORMS = frozenset({SILO_PLATFORM, MEM0_PLATFORM})
 _GUILD_SURFACES = frozenset({Surface.GUILD_TEXT, Surface.GUILD_VOICE, Surface.GROUP_DM})
 _NO_SESSION_SURFACES = frozenset({Surface.DASHBOARD, Surface.BACKGROUND})
 
@@ -56,6 +62,18 @@ def is_owner_private(ctx: Context, owners: Collection[str]) -> bool:
     if not is_owner(ctx.actor, owners):
         return False
     return ctx.surface in (Surface.DM, Surface.OWNER_DASHBOARD, Surface.LOCAL)
+
+
+def agent_context_denial(ctx: Context) -> str | None:
+    """What an agent (a bearer token, a pinned identity) may assert: a chat surface, with
+    actors on platforms of their own (never one the importers reserve). Returns the denial
+    code, or None when allowed."""
+    if ctx.surface not in AGENT_SURFACES:
+        return "surface_not_allowed"
+    people = [ctx.actor, *ctx.participants] if ctx.actor else list(ctx.participants)
+    if any(parse_actor(a)[0] in RESERVED_PLATFORMS for a in people):
+        return "reserved_platform"
+    return None
 
 
 # --- partitions and origins -------------------------------------------------------------
@@ -111,6 +129,15 @@ def origin_domain(kind: OriginKind) -> str | None:
     if kind is OriginKind.GROUP:
         return "group"
     return None
+
+
+def keyed_origin(
+    ctx: Context, owners: Collection[str], key: KeyFn
+) -> tuple[OriginKind, str | None]:
+    """`origin_of`, with the id keyed as the store holds it."""
+    kind, raw = origin_of(ctx, owners)
+    domain = origin_domain(kind)
+    return kind, key(domain, raw) if domain and raw else None
 
 
 # --- the viewer: a context seen through the key function -------------------------------
@@ -341,7 +368,10 @@ def resolve_write(ctx: Context, owners: Collection[str], namespace: str | None) 
             raise AccessDenied("forbidden_subject", scope="user")
         return WriteTarget(Scope.USER, subject=ctx.actor)
     if ns.startswith("user:"):
-        subject = normalize_actor(str(namespace).strip()[len("user:") :])
+        # The id is taken exactly as written after "user:": trailing or disguised spaces
+        # are refused (InvalidActor), never trimmed into someone else's id.
+        raw = str(namespace)
+        subject = normalize_actor(raw[raw.lower().index("user:") + len("user:") :])
         if (subject == ctx.actor and not nobody) or owner_private:
             return WriteTarget(Scope.USER, subject=subject)
         raise AccessDenied("forbidden_subject", scope="user")
@@ -393,6 +423,24 @@ def forget_subject_denial(ctx: Context, owners: Collection[str], actor: str) -> 
     return "owner_private_context_required" if is_owner(ctx.actor, owners) else "forbidden_subject"
 
 
+def rewrite_denial(
+    v: Viewer,
+    here: tuple[OriginKind, str | None],
+    learned: tuple[OriginKind, str | None],
+) -> str | None:
+    """Rewriting a fact shows the new text to the fact's audience, which is decided by where
+    the fact was learned. So a rewrite must come from that same conversation (`here` is the
+    keyed origin of the rewriting context, `learned` the fact's): text typed in a DM is never
+    republished into a guild, nor a guild's words into someone's DM. The one exception is the
+    owner's explicit dashboard flow, where the owner edits with the fact's audience in view.
+    Returns the denial code, or None when allowed."""
+    if here == learned:
+        return None
+    if v.surface is Surface.OWNER_DASHBOARD and v.owner_private:
+        return None
+    return "origin_mismatch"
+
+
 def backdate_denial(ctx: Context, authority: Context | None, owners: Collection[str]) -> str | None:
     """Writing history with its original dates (an import, a bulk history load) is the
     owner's, in private: the writing context itself, or the `authority` context vouching
@@ -401,6 +449,16 @@ def backdate_denial(ctx: Context, authority: Context | None, owners: Collection[
         if c is not None and is_owner_private(c, owners):
             return None
     return owner_only_code(is_owner((authority or ctx).actor, owners))
+
+
+def import_denial(ctx: Context, owners: Collection[str], *, places_entries: bool) -> str | None:
+    """Importing plain texts is anyone's: they land where the importing context writes. An
+    import that places entries itself (into other people's silos, scopes and origins named
+    by the source, with their dates: every layout but plain JSONL, and JSONL lines as
+    `export` writes them) is the owner's, in private. Returns the denial code, or None."""
+    if not places_entries or is_owner_private(ctx, owners):
+        return None
+    return owner_only_code(is_owner(ctx.actor, owners))
 
 
 def export_denial(ctx: Context, owners: Collection[str]) -> str | None:
@@ -421,7 +479,10 @@ def may_forget(v: Viewer, author_key: str | None, subject_key: str | None) -> bo
 __all__ = [
     "ANY",
     "GLOBAL_PARTITION",
+    "MEM0_PLATFORM",
     "OWNER_PARTITION",
+    "RESERVED_PLATFORMS",
+    "SILO_PLATFORM",
     "Grant",
     "KeyFn",
     "PartitionRef",
@@ -429,6 +490,7 @@ __all__ = [
     "Viewer",
     "WriteTarget",
     "actors_named_in",
+    "agent_context_denial",
     "backdate_denial",
     "can_read",
     "default_namespace",
@@ -436,8 +498,10 @@ __all__ = [
     "forget_subject_denial",
     "grant_for",
     "guild_partition",
+    "import_denial",
     "is_owner",
     "is_owner_private",
+    "keyed_origin",
     "may_forget",
     "origin_domain",
     "origin_of",
@@ -445,6 +509,7 @@ __all__ = [
     "parse_actor",
     "recall_pool",
     "resolve_write",
+    "rewrite_denial",
     "session_partition",
     "user_partition",
     "viewer",

@@ -25,7 +25,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from .config import ServerSettings
 from .errors import ConfidanteError
 from .memory import Memory
-from .services.credentials import AGENT_KEY_SCOPE, AgentKeys
+from .services.credentials import AGENT_KEY_SCOPE, AgentKey, AgentKeys
 from .surfaces.dashboard import create_dashboard
 from .surfaces.http import create_api, error_body
 from .surfaces.mcp import HTTP_CONTEXT_SCOPE, streamable_http
@@ -83,7 +83,7 @@ class Gate:
         if path.startswith("/v1/") or is_mcp:
             headers = dict(scope["headers"])
             auth = headers.get(b"authorization", b"").decode("latin-1")
-            key = await anyio.to_thread.run_sync(self.keys.verify, bearer_token(auth))
+            key = await anyio.to_thread.run_sync(self._verify, bearer_token(auth), is_mcp)
             if key is None:
                 await _send_json(
                     send,
@@ -117,6 +117,14 @@ class Gate:
         buffered = await self._buffer(scope, receive, send)
         if buffered is not None:
             await self.app(scope, buffered, send)
+
+    def _verify(self, token: str | None, is_mcp: bool) -> AgentKey | None:
+        """The agent key, or None; a failed attempt goes to the owner's log, counted per
+        minute (so a flood of bad tokens adds to one row), never with the token."""
+        key = self.keys.verify(token)
+        if key is None:
+            self.keys.mem.record_denial("mcp" if is_mcp else "api", "unauthenticated")
+        return key
 
     async def _buffer(self, scope: Scope, receive: Receive, send: Send) -> Receive | None:
         """Read the whole body (bounded) so no handler ever sees more than max_body."""
@@ -173,6 +181,22 @@ async def _cleanup_loop(mem: Memory, every_days: float) -> None:
         await asyncio.sleep(every_days * 86_400)
 
 
+async def _erasure_loop(mem: Memory, every_minutes: float) -> None:
+    """Where the database keeps old row versions (PostgreSQL), finish pending erasure (re-key,
+    master-key rotation) now and then: what `forget`, `update` and cleanup erase becomes
+    unrecoverable from copies of the files within one interval."""
+    while True:
+        await asyncio.sleep(every_minutes * 60)
+        try:
+            if mem.erasure_pending():
+                report = await anyio.to_thread.run_sync(mem.complete_erasure)
+                log.info("erasure completed: %s", report)
+        except ConfidanteError as e:
+            log.error("erasure failed: %s", e.code)
+        except Exception as e:  # keep serving; the type is enough to investigate
+            log.error("erasure failed: %s", type(e).__name__)
+
+
 def create_app(mem: Memory, settings: ServerSettings | None = None) -> FastAPI:
     """The whole server as one ASGI app; `confidante serve` runs it under uvicorn."""
     settings = settings or ServerSettings()
@@ -186,13 +210,16 @@ def create_app(mem: Memory, settings: ServerSettings | None = None) -> FastAPI:
         async with AsyncExitStack() as stack:
             if mcp_manager is not None:
                 await stack.enter_async_context(mcp_manager.run())
-            task = None
+            tasks = []
             if settings.cleanup_days > 0:
-                task = asyncio.create_task(_cleanup_loop(mem, settings.cleanup_days))
+                tasks.append(asyncio.create_task(_cleanup_loop(mem, settings.cleanup_days)))
+            erasure_minutes = mem.settings.erasure_interval_minutes
+            if not mem.store.erases_physically and erasure_minutes > 0:
+                tasks.append(asyncio.create_task(_erasure_loop(mem, erasure_minutes)))
             try:
                 yield
             finally:
-                if task is not None:
+                for task in tasks:
                     task.cancel()
 
     app = create_api(mem, lifespan=lifespan)

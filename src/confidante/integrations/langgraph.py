@@ -35,13 +35,25 @@ from langgraph.store.base import (
     SearchOp,
 )
 
-from ..errors import InvalidInput
+from ..errors import ConfidanteError, InvalidInput
 from ..memory import Memory
-from ..model import Context, Fact
+from ..model import Context, Fact, Scope, normalize_actor
 
 KIND = "langgraph"
-_SCOPE_WORDS = {"me", "self", "owner", "private", "guild", "community", "server", "session"}
-_SCOPE_WORDS |= {"global", "notes"}
+_WORDS = {
+    "me": "me",
+    "self": "me",
+    "user": "me",
+    "owner": "owner",
+    "private": "owner",
+    "guild": "guild",
+    "community": "guild",
+    "server": "guild",
+    "session": "session",
+    "global": "global",
+    "notes": "global",
+}
+Location = tuple[Scope, str | None, str | None]  # scope, subject (user), community (guild)
 
 
 def confidante_namespace(namespace: tuple[str, ...]) -> str:
@@ -51,17 +63,30 @@ def confidante_namespace(namespace: tuple[str, ...]) -> str:
     head = namespace[0]
     if head == "user" and len(namespace) > 1:
         return f"user:{namespace[1]}"
-    if head == "user":
-        return "me"
-    if head not in _SCOPE_WORDS:
+    if head not in _WORDS:
         raise InvalidInput(
             "a namespace starts with me, owner, guild, session, global, or user, <actor>"
         )
-    return head
+    return "me" if head == "user" else head
+
+
+def _split(namespace: tuple[str, ...]) -> tuple[str, str | None, tuple[str, ...]]:
+    """(the scope word, in its canonical spelling; the actor of `("user", actor, ...)`;
+    the folders after them)."""
+    confidante_namespace(namespace)
+    if namespace[0] == "user" and len(namespace) > 1:
+        return "user", normalize_actor(namespace[1]), tuple(namespace[2:])
+    return _WORDS[namespace[0]], None, tuple(namespace[1:])
 
 
 class ConfidanteStore(BaseStore):
-    """LangGraph's store interface over confidante, acting as one `Context`."""
+    """LangGraph's store interface over confidante, acting as one `Context`.
+
+    A namespace names a place as seen from the bound context: `("me", ...)` is the actor's
+    own silo (Bob's `me` is never Alice's), `("user", actor, ...)` that person's,
+    `("guild", ...)` this context's community. Items are matched by that place, so two
+    people's `("me", "prefs")` never meet; results show each item's namespace in canonical
+    words (`self` reads back as `me`, the caller's own `("user", them)` as `me`)."""
 
     supports_ttl = True
 
@@ -89,35 +114,75 @@ class ConfidanteStore(BaseStore):
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         return await asyncio.to_thread(self.batch, list(ops))
 
+    # -- places ------------------------------------------------------------------------------
+    def _location(self, namespace: tuple[str, ...]) -> tuple[Location, tuple[str, ...]]:
+        """Where a namespace points from this context, and the folders inside it."""
+        word, actor, path = _split(tuple(namespace))
+        ctx = self.context
+        if word == "user" or word == "me":
+            return (Scope.USER, actor or ctx.actor, None), path
+        if word == "guild":
+            return (Scope.GUILD, None, ctx.community), path
+        return (Scope(word), None, None), path
+
+    def _shown(self, loc: Location, path: tuple[str, ...]) -> tuple[str, ...] | None:
+        """A place as this context names it; None when it cannot name it (another
+        community's items, which the owner reads in that community's context)."""
+        scope, subject, community = loc
+        if scope is Scope.USER:
+            if subject == self.context.actor:
+                return ("me", *path)
+            return ("user", str(subject), *path)
+        if scope is Scope.GUILD:
+            return ("guild", *path) if community == self.context.community else None
+        return (scope.value, *path)
+
     # -- items as facts ---------------------------------------------------------------------
     def _items(self) -> list[tuple[Fact, tuple[str, ...], str, dict[str, Any]]]:
         out = []
         for f in self.memory.list(self.context):
             parsed = _parse(f)
-            if parsed is not None:
-                out.append((f, *parsed))
+            if parsed is None:
+                continue
+            path, key, value = parsed
+            loc = (
+                f.scope,
+                f.subject if f.scope is Scope.USER else None,
+                f.community if f.scope is Scope.GUILD else None,
+            )
+            shown = self._shown(loc, path)
+            if shown is not None:
+                out.append((f, shown, key, value))
         return out
 
     def _find(self, namespace: tuple[str, ...], key: str) -> Fact | None:
+        shown = self._shown(*self._location(namespace))
         for f, ns, k, _ in self._items():
-            if ns == tuple(namespace) and k == key:
+            if ns == shown and k == key:
                 return f
         return None
 
     def _get(self, op: GetOp) -> Item | None:
+        shown = self._shown(*self._location(op.namespace))
         for f, ns, k, value in self._items():
-            if ns == tuple(op.namespace) and k == op.key:
-                return _item(f, ns, k, value)
+            if ns == shown and k == op.key:
+                return _item(f, tuple(op.namespace), k, value)
         return None
 
     def _put(self, op: PutOp) -> None:
+        """Store, or replace, one item. Replacing is allowed only where forgetting the old
+        one is (its writer, its subject, the owner in private): that is checked before
+        anything is written, so a refused put changes nothing."""
         old = self._find(op.namespace, op.key)
+        if old is not None:
+            self.memory.check_forget(self.context, old.id)
         if op.value is None:
             if old is not None:
                 self.memory.forget(self.context, old.id)
             return
+        _, path = self._location(op.namespace)
         text = json.dumps(
-            {"ns": list(op.namespace), "key": op.key, "value": dict(op.value)},
+            {"path": list(path), "key": op.key, "value": dict(op.value)},
             ensure_ascii=False,
             sort_keys=True,
         )
@@ -130,6 +195,12 @@ class ConfidanteStore(BaseStore):
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
         prefix = tuple(op.namespace_prefix)
+        if prefix:
+            loc, path = self._location(prefix)
+            shown = self._shown(loc, path)
+            if shown is None:
+                return []
+            prefix = shown  # in the words results are shown in
         matches: list[tuple[Fact, tuple[str, ...], str, dict[str, Any], float | None]] = []
         if op.query:
             by_id = {f.id: (f, ns, k, v) for f, ns, k, v in self._items()}
@@ -159,6 +230,8 @@ class ConfidanteStore(BaseStore):
 
 
 def _parse(f: Fact) -> tuple[tuple[str, ...], str, dict[str, Any]] | None:
+    """(folders, key, value) of an item fact. Items written before places were matched
+    kept the whole namespace (`ns`): its scope words are dropped, the fact knows its place."""
     if f.kind != KIND:
         return None
     try:
@@ -167,7 +240,14 @@ def _parse(f: Fact) -> tuple[tuple[str, ...], str, dict[str, Any]] | None:
         return None
     if not isinstance(d, dict) or not isinstance(d.get("value"), dict):
         return None
-    return tuple(d.get("ns") or ()), str(d.get("key")), d["value"]
+    if isinstance(d.get("path"), list):
+        path = tuple(str(p) for p in d["path"])
+    else:
+        try:
+            path = _split(tuple(str(p) for p in d.get("ns") or ()))[2]
+        except ConfidanteError:
+            return None
+    return path, str(d.get("key")), d["value"]
 
 
 def _item(f: Fact, ns: tuple[str, ...], key: str, value: dict[str, Any]) -> Item:

@@ -9,20 +9,26 @@
     m.add("I'm allergic to peanuts", user_id="42")        # Alice's silo, as her DM
     m.search("allergies", user_id="42")                    # {"results": [{"id", "memory", ...}]}
 
-Each `user_id` is a person (`platform:user_id`, or an actor given as is) and every call
-acts as that person in their own DM, so it sees exactly what their DM may see. A call
-without a `user_id`, or with `*`, is an error: nothing here can widen the scope. A
-`run_id` is a conversation (its own session). There is no LLM here: `add` stores what the
-user said (each user message), as written, through the privacy guard."""
+Each `user_id` is one person: `user_map[user_id]` when the map names it, else
+`<platform>:<user_id>` (a `user_id` that looks like an actor, `discord:1`, is still just an
+id on this client's platform). Every call acts as that person in their own DM and answers
+only with memories about them (their silo; with `run_id`, that conversation), so it never
+sees more than their own. A call without a `user_id`, or with `*`, is an error: nothing
+here can widen the scope. A `user_id` that resolves to an owner's id is refused unless
+`owner_user_id=` names it: the owner's DM may read everyone, and an end user whose id
+happens to be the owner's must not. Even then, the client answers with the owner's own
+memories only. There is no LLM here: `add` stores what the user said (each user message),
+as written, through the privacy guard."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from ..errors import ConfidanteError, InvalidContext, InvalidInput
+from ..errors import ConfidanteError, InvalidContext, InvalidInput, NotFound
 from ..memory import Memory
-from ..model import Context, Fact, Scope, normalize_actor
+from ..model import Context, Fact, Scope, normalize_actor, parse_actor
+from ..policy import SILO_PLATFORM, is_owner
 
 MessagesT = str | dict[str, Any] | Sequence[dict[str, Any]]
 
@@ -36,13 +42,23 @@ class Mem0Memory:
         *,
         platform: str = "mem0",
         user_map: dict[str, str] | None = None,
+        owner_user_id: str | None = None,
     ) -> None:
+        """`platform`: the platform of plain user ids (`mem0`, the default, is where the
+        Mem0 importer puts users it has no mapping for). `user_map`: user ids that are
+        someone else (`{"alice": "discord:42"}`). `owner_user_id`: the one user id that
+        may speak as the owner (their own memories only); without it, none may."""
         self.memory = memory
-        self.platform = platform
-        self.user_map = {k: normalize_actor(v) for k, v in (user_map or {}).items()}
+        self.platform = _platform(platform)
+        self.user_map = {str(k): _speakable(v) for k, v in (user_map or {}).items()}
+        self.owner_user_id: str | None = None
+        if owner_user_id is not None:
+            if not is_owner(self._resolve(owner_user_id), memory.owners):
+                raise InvalidInput("owner_user_id must resolve to a configured owner id")
+            self.owner_user_id = str(owner_user_id).strip()
 
     # -- ids to contexts -----------------------------------------------------------------
-    def actor(self, user_id: object) -> str:
+    def _resolve(self, user_id: object) -> str:
         if not isinstance(user_id, str | int) or isinstance(user_id, bool):
             raise InvalidContext("user_id is required: confidante never widens the scope")
         uid = str(user_id).strip()
@@ -50,7 +66,17 @@ class Mem0Memory:
             raise InvalidContext("user_id must name one person (no wildcard)")
         if uid in self.user_map:
             return self.user_map[uid]
-        return normalize_actor(uid if ":" in uid else f"{self.platform}:{uid}")
+        return normalize_actor(f"{self.platform}:{uid}")
+
+    def actor(self, user_id: object) -> str:
+        """The person a `user_id` names; an owner only through `owner_user_id`."""
+        actor = self._resolve(user_id)
+        if is_owner(actor, self.memory.owners) and str(user_id).strip() != self.owner_user_id:
+            raise InvalidContext(
+                "this user_id is an owner's id: pass owner_user_id= to reach the owner's "
+                "own memories through this client"
+            )
+        return actor
 
     def context(self, user_id: object, run_id: object = None) -> Context:
         actor = self.actor(user_id)
@@ -101,13 +127,13 @@ class Mem0Memory:
         **_: Any,
     ) -> dict[str, Any]:
         ctx = self.context(user_id, run_id)
-        hits = self.memory.recall(ctx, query, k=max(1, min(int(limit), 1000)), min_score=threshold)
-        wanted = _scopes(run_id)
+        actor = self.actor(user_id)
+        hits = self.memory.recall(ctx, query, k=1000, min_score=threshold)
+        mine = [h for h in hits if _in_view(h.fact, actor, run_id)]
         return {
             "results": [
                 _item(h.fact, user_id, run_id, score=h.score)
-                for h in hits
-                if h.fact.scope in wanted
+                for h in mine[: max(1, min(int(limit), 1000))]
             ]
         }
 
@@ -121,14 +147,23 @@ class Mem0Memory:
         **_: Any,
     ) -> dict[str, Any]:
         ctx = self.context(user_id, run_id)
-        wanted = _scopes(run_id)
-        facts = [f for f in self.memory.list(ctx) if f.scope in wanted][: max(0, int(limit))]
-        return {"results": [_item(f, user_id, run_id) for f in facts]}
+        actor = self.actor(user_id)
+        facts = [f for f in self.memory.list(ctx) if _in_view(f, actor, run_id)]
+        return {"results": [_item(f, user_id, run_id) for f in facts[: max(0, int(limit))]]}
+
+    def _fact(self, memory_id: str, user_id: object) -> Fact:
+        """A memory about this person (their silo or a conversation of theirs), else
+        NotFound: what their context could see about someone else is not theirs here."""
+        fact = self.memory.get(self.context(user_id), memory_id)
+        actor = self.actor(user_id)
+        if not (_in_view(fact, actor, None) or fact.scope is Scope.SESSION):
+            raise NotFound("no such fact")
+        return fact
 
     def get(self, memory_id: str, *, user_id: str | None = None, **_: Any) -> dict[str, Any] | None:
-        """One memory, if this person may see it (else None, like Mem0)."""
+        """One memory, if it is about this person (else None, like Mem0)."""
         try:
-            fact = self.memory.get(self.context(user_id), memory_id)
+            fact = self._fact(memory_id, user_id)
         except InvalidContext:
             raise
         except ConfidanteError as e:
@@ -140,11 +175,13 @@ class Mem0Memory:
     def update(
         self, memory_id: str, data: str, *, user_id: str | None = None, **_: Any
     ) -> dict[str, Any]:
-        self.memory.update(self.context(user_id), memory_id, data)
+        fact = self._fact(memory_id, user_id)
+        self.memory.update(self.context(user_id), fact.id, data)
         return {"message": "Memory updated successfully!"}
 
     def delete(self, memory_id: str, *, user_id: str | None = None, **_: Any) -> dict[str, Any]:
-        self.memory.forget(self.context(user_id), memory_id)
+        fact = self._fact(memory_id, user_id)
+        self.memory.forget(self.context(user_id), fact.id)
         return {"message": "Memory deleted successfully!"}
 
     def delete_all(
@@ -170,8 +207,26 @@ class Mem0Memory:
         raise InvalidInput("reset is not offered: erase people with delete_all(user_id=...)")
 
 
-def _scopes(run_id: object) -> frozenset[Scope]:
-    return frozenset({Scope.SESSION}) if run_id is not None else frozenset({Scope.USER})
+def _in_view(f: Fact, actor: str, run_id: object) -> bool:
+    """What a call answers with: the person's own silo, or (with `run_id`) that run's
+    conversation (the context sees only its own session)."""
+    if run_id is not None:
+        return f.scope is Scope.SESSION
+    return f.scope is Scope.USER and f.subject == actor
+
+
+def _platform(name: str) -> str:
+    platform = parse_actor(f"{name}:x")[0]
+    if platform == SILO_PLATFORM:
+        raise InvalidInput("the silo platform is the importers' placeholder for unknown people")
+    return platform
+
+
+def _speakable(actor: str) -> str:
+    actor = normalize_actor(actor)
+    if parse_actor(actor)[0] == SILO_PLATFORM:
+        raise InvalidInput("the silo platform is the importers' placeholder for unknown people")
+    return actor
 
 
 def _user_texts(messages: MessagesT) -> list[str]:

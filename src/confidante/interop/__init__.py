@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from .. import policy
-from ..errors import InvalidInput
+from ..config import MAX_TTL_DAYS
+from ..errors import AccessDenied, InvalidInput
 from ..model import Context, Scope
 from ..vault.crypto import new_key
 from .actors import UNMAPPED_PLATFORM, SenderMap, read_user_map, silo_hash
@@ -84,12 +85,16 @@ def import_from(
     source = Path(os.path.expanduser(os.fspath(path)))
     ttl = None
     if ttl_days is not None:
-        if isinstance(ttl_days, bool) or not isinstance(ttl_days, int | float) or ttl_days <= 0:
-            raise InvalidInput("ttl_days must be a positive number")
+        if (
+            isinstance(ttl_days, bool)
+            or not isinstance(ttl_days, int | float)
+            or not 0 < ttl_days <= MAX_TTL_DAYS
+        ):
+            raise InvalidInput(f"ttl_days must be a positive number, at most {MAX_TTL_DAYS:g}")
         ttl = timedelta(days=ttl_days)
     viewer = mem.viewer(ctx)
     if fmt != "jsonl":
-        mem.require_owner_private(ctx)
+        _require_import(mem, ctx, places_entries=True)
     if not source.exists():
         raise InvalidInput("no such file or folder")
     report = ImportReport(fmt, dry_run=dry_run)
@@ -97,8 +102,9 @@ def import_from(
     senders: SenderMap | None = None
     if fmt == "silo-tree":
         senders = _senders(sender_ids, source)
-        tree = read_silo_tree(source, ctx, senders)
+        tree = read_silo_tree(source, ctx, senders, mem.owners)
         items, unmapped = tree.items, tree.unmapped
+        report.notes += tree.notes
     elif fmt == "tiered":
         items = read_tiered(source, ctx)
     elif fmt == "memory-facts":
@@ -111,7 +117,9 @@ def import_from(
     else:
         if not source.is_file():
             raise InvalidInput("a JSONL import reads a file")
-        items = read_jsonl(source, ctx, namespace, owner_private=viewer.owner_private)
+        lines = read_jsonl(source, ctx, namespace, owner_private=viewer.owner_private)
+        _require_import(mem, ctx, places_entries=lines.exported > 0)
+        items = lines.items
         if not viewer.owner_private and any(isinstance(i, Entry) and i.created_at for i in items):
             report.notes.append("dates ignored: only the owner, in private, imports dated history")
     report.read = sum(1 for i in items if not isinstance(i, Skip))
@@ -134,6 +142,16 @@ def import_from(
     if fmt == "silo-tree" and senders is not None and viewer.owner_private:
         _settle_silos(mem, ctx, senders, report, unmapped, dry_run)
     return report
+
+
+def _require_import(mem: Memory, ctx: Context, *, places_entries: bool) -> None:
+    if code := policy.import_denial(ctx, mem.owners, places_entries=places_entries):
+        mem.deny(ctx, code, None)  # invariant 11: recorded (code, surface, time), never content
+        raise AccessDenied(
+            code,
+            "this import places entries itself (other silos, scopes, dates): only the owner, "
+            "in private, may run it",
+        )
 
 
 def _platform(name: str) -> str:

@@ -10,8 +10,9 @@ from pathlib import Path
 
 from ..errors import InvalidActor, InvalidInput
 from ..model import normalize_actor, parse_actor
+from ..policy import SILO_PLATFORM
 
-UNMAPPED_PLATFORM = "silo"
+UNMAPPED_PLATFORM = SILO_PLATFORM
 """A silo no known sender matches becomes the actor `silo:<hash>`, its own subject, until
 a later mapping merges it into the real person (`merge_silo`)."""
 

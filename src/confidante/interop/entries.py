@@ -61,12 +61,19 @@ Item = Entry | SkillUses | PatternSeen | Skip
 
 _EPOCH_MS = 10**11  # a number above this is milliseconds, below it seconds
 _DATE_ONLY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def parse_time(value: object) -> datetime | None:
     """A timestamp as the old layouts wrote them: ISO 8601 (with `Z`, an offset, or none:
     UTC), a bare date (noon UTC, so it stays the same day in every time zone), or epoch
-    seconds / milliseconds. None when absent or unreadable."""
+    seconds / milliseconds. None when absent or unreadable. Times before 1970 (a zero
+    date, `0001-01-01`) are read as 1970-01-01 UTC: history starts there."""
+    parsed = _parse_time(value)
+    return None if parsed is None else max(parsed, EPOCH)
+
+
+def _parse_time(value: object) -> datetime | None:
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, datetime):
@@ -83,7 +90,7 @@ def parse_time(value: object) -> datetime | None:
         return None
     text = value.strip()
     if re.fullmatch(r"-?\d+(\.\d+)?", text):
-        return parse_time(float(text))
+        return _parse_time(float(text))
     if _DATE_ONLY.match(text):
         try:
             return datetime.combine(date.fromisoformat(text), time(12), UTC)

@@ -1,7 +1,10 @@
 """Exports: everything the owner's local context may see, as plaintext files.
 
 They are the owner's alone and local (`Context.local(owner)`), written with mode 0600, and
-they are NOT encrypted: whoever reads the files reads the memory. JSON Lines keeps every
+they are NOT encrypted: whoever reads the files reads the memory. Every file lands inside
+the destination: each path component made from an id is sanitised, and a path that would
+resolve outside (an id such as `../x`, a symlinked folder left in a forced export) is
+refused before anything is written there. JSON Lines keeps every
 field; the silo tree is for agents that read files (and goes back in with
 `--from silo-tree`, dates and origins included, through each entry's comment)."""
 
@@ -9,6 +12,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import tempfile
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,10 +84,29 @@ def fact_record(f: Fact) -> dict[str, Any]:
 
 
 def _private_file(path: Path, text: str) -> None:
+    """Write `text` to `path` with mode 0600, whatever was there: a new file is made beside
+    it (mkstemp: 0600, never through a symlink) and renamed over it, so an existing file
+    keeps no wider mode and a symlink at `path` is replaced, not followed."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        out.write(text)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _inside(dest: Path, rel: Path) -> Path:
+    """`dest / rel`, refused unless it resolves inside `dest` (symlinks followed)."""
+    root = dest.resolve()
+    target = (dest / rel).resolve()
+    if root != target and root not in target.parents:
+        raise InvalidInput("an export path would leave the export folder; nothing written there")
+    return dest / rel
 
 
 def _count(report: ExportReport, facts: list[Fact]) -> None:
@@ -126,6 +150,19 @@ def _safe(name: str) -> str:
     return cleaned if cleaned.strip(".") else "_"
 
 
+_SILO_NAME = re.compile(r"^[0-9a-f]{16}$")
+
+
+def _silo_dir(subject: str) -> tuple[str, bool]:
+    """The `users/` folder of a person, and whether `sender-ids.txt` must name them. An
+    importer's placeholder `silo:<hash>` keeps its hash; any other id (a person, or a
+    `silo:` id the importers never mint) is hashed, so no id is ever a path."""
+    platform, _, ident = subject.partition(":")
+    if platform == UNMAPPED_PLATFORM and _SILO_NAME.match(ident):
+        return ident, False
+    return silo_hash(subject), True
+
+
 def export_silo_tree(mem: Memory, ctx: Context, dest: Path, *, force: bool = False) -> ExportReport:
     """`MEMORY.md` (owner), `users/<sha256(actor)[:16]>/MEMORY.md` (each person),
     `guilds/<platform>/<id>/MEMORY.md` and `groups/...` (communities), `YYYY-MM-DD.md`
@@ -144,9 +181,8 @@ def export_silo_tree(mem: Memory, ctx: Context, dest: Path, *, force: bool = Fal
         if f.scope is Scope.OWNER:
             memory_files[Path("MEMORY.md")].append(block)
         elif f.scope is Scope.USER and f.subject:
-            platform, _, ident = f.subject.partition(":")
-            name = ident if platform == UNMAPPED_PLATFORM else silo_hash(f.subject)
-            if platform != UNMAPPED_PLATFORM:
+            name, named = _silo_dir(f.subject)
+            if named:
                 people.add(f.subject)
             memory_files[Path("users") / name / "MEMORY.md"].append(block)
         elif f.scope is Scope.GUILD:
@@ -158,16 +194,23 @@ def export_silo_tree(mem: Memory, ctx: Context, dest: Path, *, force: bool = Fal
             role = "assistant" if f.kind == "reply" else "user"
             session.append({"role": role, "content": f.text, "timestamp": _iso(f), "kind": f.kind})
     report = ExportReport(str(dest))
+    files: dict[Path, str] = {}
     for rel, blocks in memory_files.items():
         title = "MEMORY" if rel == Path("MEMORY.md") else f"MEMORY ({rel.parent.as_posix()})"
-        _private_file(dest / rel, render_memory_md(title, blocks))
+        files[rel] = render_memory_md(title, blocks)
     for day, notes in days.items():
-        _private_file(dest / f"{day}.md", render_daily_note(day, notes))
+        files[Path(f"{day}.md")] = render_daily_note(day, notes)
     if session:
         body = json.dumps({"messages": session}, ensure_ascii=False, indent=1)
-        _private_file(dest / "sessions" / "local.json", body + "\n")
+        files[Path("sessions") / "local.json"] = body + "\n"
     if people:
-        _private_file(dest / SENDER_IDS_FILE, "".join(f"{p}\n" for p in sorted(people)))
+        files[Path(SENDER_IDS_FILE)] = "".join(f"{p}\n" for p in sorted(people))
+    dest.mkdir(parents=True, exist_ok=True, mode=0o700)
+    # every path is checked before the first file is written: a refused export writes nothing
+    for rel in files:
+        _inside(dest, rel)
+    for rel, text in files.items():
+        _private_file(_inside(dest, rel), text)
     report.files = len(memory_files) + len(days) + bool(session) + bool(people)
     _count(report, facts)
     return report

@@ -7,12 +7,19 @@ owner, in private."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import AccessDenied, ConfidanteError
+from ..errors import ConfidanteError
 from ..model import Context
 from .actors import read_text
 from .entries import Entry, Item, Skip, parse_time, place
+
+
+@dataclass
+class JsonlLines:
+    items: list[Item] = field(default_factory=list)
+    exported: int = 0  # lines with a scope (as `export` writes them): the owner's to import
 
 
 def read_jsonl(
@@ -21,8 +28,11 @@ def read_jsonl(
     namespace: str | None,
     *,
     owner_private: bool,
-) -> list[Item]:
-    items: list[Item] = []
+) -> JsonlLines:
+    """Every line as an entry. Whether `ctx` may import what it read is the caller's to ask
+    (`policy.import_denial`, with `exported`)."""
+    out = JsonlLines()
+    items = out.items
     for n, line in enumerate(read_text(path).splitlines(), 1):
         pos = f"line {n}"
         if not line.strip():
@@ -40,11 +50,7 @@ def read_jsonl(
             continue
         where: tuple[Context, str | None] = (ctx, namespace)
         if obj.get("scope"):
-            if not owner_private:
-                raise AccessDenied(
-                    "owner_private_context_required",
-                    "lines with a scope are an export: only the owner, in private, imports them",
-                )
+            out.exported += 1
             try:
                 where = place(
                     str(obj["scope"]),
@@ -74,7 +80,7 @@ def read_jsonl(
                 else 1.0,
             )
         )
-    return items
+    return out
 
 
 def _s(v: object) -> str | None:

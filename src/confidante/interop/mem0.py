@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..errors import InvalidActor, InvalidInput
 from ..model import Context, normalize_actor
+from ..policy import MEM0_PLATFORM
 from .actors import read_text
 from .entries import Entry, Item, Skip, parse_time
 
@@ -41,7 +42,7 @@ def read_mem0(path: Path, owner_ctx: Context, user_map: dict[str, str] | None = 
         else:
             uid = str(uid).strip()
             try:
-                actor = user_map.get(uid) or normalize_actor(f"mem0:{uid}")
+                actor = user_map.get(uid) or normalize_actor(f"{MEM0_PLATFORM}:{uid}")
             except InvalidActor:
                 items.append(Skip(pos, "invalid_user_id"))
                 continue

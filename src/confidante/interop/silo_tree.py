@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -34,9 +35,17 @@ _SILO = re.compile(r"^[0-9a-f]{16,64}$")
 class SiloTree:
     items: list[Item] = field(default_factory=list)
     unmapped: list[str] = field(default_factory=list)  # silo hashes no sender matched
+    notes: list[str] = field(default_factory=list)  # for the report: positions, never values
 
 
-def read_silo_tree(base: Path, owner_ctx: Context, senders: SenderMap) -> SiloTree:
+def read_silo_tree(
+    base: Path,
+    owner_ctx: Context,
+    senders: SenderMap,
+    owners: Collection[str] = (),
+) -> SiloTree:
+    """`owners`: every owner id (the owner's lines in a conversation are the owner's, on
+    whichever platform); `owner_ctx.actor` is one of them."""
     if not base.is_dir():
         raise InvalidInput("the silo tree must be a folder")
     tree = SiloTree()
@@ -64,8 +73,9 @@ def read_silo_tree(base: Path, owner_ctx: Context, senders: SenderMap) -> SiloTr
             tree.items += _memory_file(md, base, owner_ctx, where)
     for note in sorted(p for p in base.iterdir() if p.is_file() and _DAY.match(p.name)):
         tree.items += _daily_note(note, base, owner_ctx)
+    owner_ids = frozenset(owners) | {owner_ctx.actor}
     for session in sorted((base / "sessions").glob("*.json")):
-        tree.items += _session(session, base, owner_ctx, senders)
+        tree.items += _session(session, base, owner_ctx, senders, owner_ids, tree.notes)
     return tree
 
 
@@ -115,6 +125,8 @@ def _entry(
     created: datetime | None = None,
 ) -> Item:
     """A block as an entry; confidante's own comment restores dates and origin."""
+    if block.problem is not None:
+        return Skip(position, block.problem)
     meta: dict[str, Any] = block.meta or {}
     ctx, namespace = where
     if meta.get("scope"):
@@ -159,7 +171,18 @@ _TIME_KEYS = ("timestamp", "created_at", "time", "ts", "date")
 _SENDER_KEYS = ("sender_id", "sender", "user_id", "from", "author", "user")
 
 
-def _session(path: Path, base: Path, owner_ctx: Context, senders: SenderMap) -> list[Item]:
+def _session(
+    path: Path,
+    base: Path,
+    owner_ctx: Context,
+    senders: SenderMap,
+    owners: Collection[str | None],
+    notes: list[str],
+) -> list[Item]:
+    """A conversation goes to one person's DM history only when that person is the only
+    one who spoke in it (each message's own sender, else the file's). Anything else (the
+    owner spoke, several people did, or nobody is named) is nobody's DM: it is kept as the
+    owner's private history, which only the owner reads."""
     where = _rel(path, base)
     raw = _read(path, base)
     if isinstance(raw, Skip):
@@ -172,18 +195,21 @@ def _session(path: Path, base: Path, owner_ctx: Context, senders: SenderMap) -> 
     if not isinstance(messages, list):
         return [Skip(where, "invalid")]
     top = data if isinstance(data, dict) else {}
-    sender = _sender(top) or next(
-        (
-            s
-            for m in messages
-            if isinstance(m, dict) and m.get("role", "user") == "user" and (s := _sender(m))
-        ),
-        None,
-    )
+    default = _sender(top)
+    speakers: set[str | None] = set()
+    for m in messages:
+        if isinstance(m, str) or (isinstance(m, dict) and m.get("role", "user") == "user"):
+            sender = (_sender(m) if isinstance(m, dict) else None) or default
+            speakers.add(
+                None
+                if sender is None
+                else senders.resolve(sender) or f"{UNMAPPED_PLATFORM}:{silo_hash(sender)}"
+            )
     ctx = owner_ctx
-    if sender is not None:
-        actor = senders.resolve(sender) or f"{UNMAPPED_PLATFORM}:{silo_hash(sender)}"
-        ctx = owner_ctx if actor == owner_ctx.actor else Context.dm(actor)
+    if len(speakers) == 1 and (actor := next(iter(speakers))) is not None and actor not in owners:
+        ctx = Context.dm(actor)
+    elif len(speakers) > 1:
+        notes.append(f"{where}: {len(speakers)} senders: kept as the owner's private history")
     out: list[Item] = []
     for i, m in enumerate(messages):
         pos = f"{where}: messages[{i}]"

@@ -11,6 +11,7 @@ the owner's agent's notes), encrypted properly, keeping `source_skill`, `created
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -69,11 +70,11 @@ def _public_stats(f: Path, where: str) -> list[Item]:
         for i, (skill, s) in enumerate(stats.items()):
             pos = f"{where}: skill_stats[{i}]"
             calls = _count(s.get("calls") if isinstance(s, dict) else None)
-            if calls is None:
+            rate = _number(s.get("success_rate", 1.0) if isinstance(s, dict) else None)
+            if calls is None or rate is None:
                 out.append(Skip(pos, "invalid"))
                 continue
-            rate = s.get("success_rate", 1.0)
-            rate = min(1.0, max(0.0, float(rate))) if isinstance(rate, int | float) else 1.0
+            rate = min(1.0, max(0.0, rate))
             last = parse_time(s.get("last_used"))
             out.append(SkillUses(pos, str(skill), calls, round(calls * rate), last))
     for key, skills_key in (("patterns_observed", "skills_used"), ("common_flows", "skills")):
@@ -100,10 +101,18 @@ def _public_stats(f: Path, where: str) -> list[Item]:
     return out
 
 
-def _count(v: Any) -> int | None:
-    if isinstance(v, bool) or not isinstance(v, int | float) or v < 0:
+def _number(v: Any) -> float | None:
+    """A finite number (JSON as Python reads it also has NaN and Infinity), else None."""
+    if isinstance(v, bool) or not isinstance(v, int | float):
         return None
-    return int(v)
+    return float(v) if math.isfinite(v) else None
+
+
+def _count(v: Any) -> int | None:
+    if isinstance(v, int) and not isinstance(v, bool):
+        return v if v >= 0 else None
+    n = _number(v)
+    return None if n is None or n < 0 else int(n)
 
 
 # --- T2 ------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from .. import policy
+from ..engine import MAX_TTL
 from ..errors import ConfidanteError, IntegrityError, StoreError
 from ..errors import PrivateDataRefused as _Refused
 from ..model import Context, Fact
@@ -105,8 +106,9 @@ def _lifetime(e: Entry, ttl: timedelta | None) -> timedelta | None:
     if e.expires_at is None:
         return ttl
     born = e.created_at or e.expires_at
-    # an expiry at or before the creation time: gone already, archived at once
-    return max(e.expires_at - born, timedelta(milliseconds=1))
+    # an expiry at or before the creation time: gone already, archived at once; a "never"
+    # written as a far-future date: the longest lifetime there is
+    return min(max(e.expires_at - born, timedelta(milliseconds=1)), MAX_TTL)
 
 
 def _flush(

@@ -86,7 +86,7 @@ class PartitionIndex:
     _by_conversation: np.ndarray = field(init=False)  # rows by conversation, then written order
     _lines: dict[bytes, Lines | None] = field(init=False, default_factory=dict)
     _claims: list[Claim | None] | None = field(init=False, default=None)
-    _inherited: dict[str, tuple[str, Claim | None]] = field(init=False, default_factory=dict)
+    _inherited: dict[str, Claim | None] = field(init=False, default_factory=dict)
     _superseded: dict[bytes, np.ndarray | None] = field(init=False, default_factory=dict)
     _lines_lock: threading.Lock = field(init=False, default_factory=threading.Lock)
     _masks: dict[Grant, np.ndarray] = field(init=False, default_factory=dict)
@@ -152,9 +152,13 @@ class PartitionIndex:
         """Reuse what an older version of this partition's index already read (the claims of
         facts whose text is unchanged), so a write does not make every fact be read again."""
         if previous._claims is not None:
+            # Only facts still here with the same text: nothing of a forgotten or rewritten
+            # fact lives on in the new index.
+            here = {f.fact.id: f.fact.text for f in self.facts}
             self._inherited = {
-                f.fact.id: (f.fact.text, c)
+                f.fact.id: c
                 for f, c in zip(previous.facts, previous._claims, strict=True)
+                if here.get(f.fact.id) == f.fact.text
             }
 
     def superseded(self, visible: np.ndarray) -> np.ndarray | None:
@@ -169,10 +173,7 @@ class PartitionIndex:
         if self._claims is None:
             known = self._inherited
             self._claims = [
-                known[f.fact.id][1]
-                if f.fact.id in known and known[f.fact.id][0] == f.fact.text
-                else claim(f.fact.text)
-                for f in self.facts
+                known[f.fact.id] if f.fact.id in known else claim(f.fact.text) for f in self.facts
             ]
             self._inherited = {}
         order = np.lexsort((np.arange(len(self.facts)), self.created))  # oldest first

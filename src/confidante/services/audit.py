@@ -5,15 +5,19 @@ Findings name a check, a scope, a fact id and categories; never a value.
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ConfidanteError
+from ..errors import ConfidanteError, StoreError
 from ..model import Scope
 from ..privacy import IDENTIFIER_CATEGORIES, T3_CATEGORIES, guard
 from ..store.sqlite import SQLiteStore
 from ..vault.records import SEALED_LABEL, scope_of
+from .lifecycle import erasure_pending
 
 if TYPE_CHECKING:
     from ..engine import Engine
@@ -24,7 +28,25 @@ CHECKS = {
     "expiry": "every internal (T2) fact has an expiry",
     "plaintext_at_rest": "nothing readable in the files without the key",
     "decryptable": "every stored fact opens with its partition key",
+    "erasure": "nothing erased is still recoverable with the current master key",
 }
+
+# Runs in a child process: opening and closing the database files in this process, which
+# holds SQLite connections to them, would drop its POSIX locks (and let another process
+# delete the WAL under it). The needles arrive on stdin, never on the command line.
+_SCAN = """
+import json, sys
+needles = [n.encode() for n in json.load(sys.stdin)]
+counts = {}
+for path in sys.argv[1:]:
+    try:
+        with open(path, "rb") as f:
+            blob = f.read()
+    except OSError:
+        continue
+    counts[path] = sum(1 for n in needles if n in blob)
+print(json.dumps(counts))
+"""
 
 
 def audit(mem: Engine) -> dict[str, Any]:
@@ -71,16 +93,20 @@ def audit(mem: Engine) -> dict[str, Any]:
 
     if isinstance(mem.store, SQLiteStore):
         mem.store.checkpoint()
-        for path in _db_files(mem.store.path):
-            blob = path.read_bytes()
-            hits = sum(1 for n in needles if n.encode() in blob)
+        for name, hits in _scan_files(_db_files(mem.store.path), sorted(needles)).items():
             if hits:
-                find("plaintext_at_rest", file=path.name, count=hits)
+                find("plaintext_at_rest", file=name, count=hits)
+
+    pending = erasure_pending(mem)
+    if pending:
+        find("erasure", partitions=pending)
 
     failed = {f["check"] for f in findings}
     return {
         "ok": not findings,
         "facts_checked": facts_seen,
+        "unreadable_rows": sum(1 for f in findings if f["check"] == "decryptable"),
+        "erasure_pending": pending,
         "checks": [
             {
                 "name": name,
@@ -134,3 +160,19 @@ def _recheck_public_stats(
 
 def _db_files(db: Path) -> list[Path]:
     return [p for p in (db, Path(f"{db}-wal"), Path(f"{db}-journal")) if p.exists()]
+
+
+def _scan_files(paths: list[Path], needles: list[str]) -> dict[str, int]:
+    """How many needles each file holds, read by a child process (see `_SCAN`)."""
+    if not paths or not needles:
+        return {}
+    done = subprocess.run(
+        [sys.executable, "-c", _SCAN, *map(str, paths)],
+        input=json.dumps(needles),
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )
+    if done.returncode != 0:
+        raise StoreError("the file scan failed")
+    return {Path(p).name: n for p, n in json.loads(done.stdout).items()}

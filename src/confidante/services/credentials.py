@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import AccessDenied, InvalidInput, NotFound
 from ..model import Context
-from ..policy import AGENT_SURFACES
+from ..policy import AGENT_SURFACES, agent_context_denial
 
 if TYPE_CHECKING:
     from ..engine import Engine
@@ -117,14 +117,19 @@ class AgentKeys:
 
 
 def agent_context(spec: Mapping[str, Any]) -> Context:
-    """The context an agent asserts, refused when its surface is not one an agent may claim."""
+    """The context an agent asserts, refused when an agent may not claim it (an owner-only
+    surface, an actor on a platform the importers reserve)."""
     if spec.get("surface") not in AGENT_SURFACES:
-        raise AccessDenied(
-            "surface_not_allowed",
-            "agent keys may assert only dm, group_dm, guild_text, guild_voice and "
-            "background contexts",
-        )
-    return Context.from_spec(spec)
+        raise AccessDenied("surface_not_allowed", AGENT_SURFACE_MESSAGE)
+    ctx = Context.from_spec(spec)
+    if code := agent_context_denial(ctx):
+        raise AccessDenied(code)
+    return ctx
+
+
+AGENT_SURFACE_MESSAGE = (
+    "agent keys may assert only dm, group_dm, guild_text, guild_voice and background contexts"
+)
 
 
 # --- the dashboard password ---

@@ -1,34 +1,61 @@
 """Lifecycle: the cleanup protocol, real forgetting, master-key rotation, backup and restore.
 
-Forgetting is real: rows are deleted with SQLite's secure_delete, the WAL is checkpointed
-and truncated, the file is vacuumed, and the partition's wrapped data key is destroyed, so
-a copy of old rows taken earlier cannot be decrypted with what remains.
+Forgetting is real, and how depends on the engine (`Store.erases_physically`):
+- SQLite overwrites deleted rows (secure_delete) and truncates the WAL after every erasing
+  transaction, so the bytes are gone from the files when the call returns.
+- PostgreSQL keeps old row versions (dead tuples, `pg_wal`) for an unbounded time, so erasure
+  ends in key destruction: every partition that had something erased gets a fresh data key
+  (what is left re-encrypted), then the master key is rotated, re-wrapping only live keys.
+  The data keys that opened the erased rows then exist only wrapped under the retired master
+  key, which is stored nowhere (`complete_erasure`).
 """
 
 from __future__ import annotations
 
-import os
+import logging
 import re
-import shutil
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import policy
-from ..errors import AccessDenied, ConfidanteError, InvalidInput, StoreError, WrongMasterKey
+from ..errors import (
+    AccessDenied,
+    ConcurrentChange,
+    ConfidanteError,
+    IntegrityError,
+    InvalidInput,
+    StoreError,
+    WrongMasterKey,
+)
 from ..model import Context, OriginKind, Scope, community_id, normalize_actor
 from ..privacy import guard
 from ..store import FactRow
+from ..store.base import CLEAN, NEEDS_REKEY
 from ..store.sqlite import SQLiteStore
-from ..vault.crypto import new_key, write_key_file
-from ..vault.keyfile import pending_key_file
 from ..vault.keyring import master_key_works
-from ..vault.records import scope_of, to_ms
+from ..vault.records import Opened, open_record, reencrypt, scope_of, to_ms
 
 if TYPE_CHECKING:
     from ..engine import Engine
+
+log = logging.getLogger("confidante.lifecycle")
+T = TypeVar("T")
+_RETRIES = 8
+
+
+def _retrying(fn: Callable[[], T]) -> T:
+    """Run a multi-step write again when another process changed a key under it."""
+    for _ in range(_RETRIES - 1):
+        try:
+            return fn()
+        except ConcurrentChange:
+            continue
+    return fn()
+
 
 NEAR_DUPLICATE_JACCARD = 0.9
 _WORDS = re.compile(r"\w+")
@@ -83,28 +110,43 @@ def cleanup(mem: Engine, *, now: datetime | None = None, dry_run: bool = False) 
     # 2. re-scan every live fact with the current detectors; hits are deleted at once
     # 3. merge duplicates within a partition (same origin and author, so visibility and
     #    forgetting rights do not change), keeping the newest and the longest expiry
+    # Rows that cannot be opened are skipped and counted (audit reports them); rows whose
+    # partition key was destroyed can never be opened again and are deleted.
     expired_ids = {r.id for r in expired}
     rescanned: list[str] = []
     merged_away: list[str] = []
     extended: list[FactRow] = []
+    orphans: list[str] = []
+    neighbours: list[str] = []  # embed_context neighbours of deleted facts
+    unreadable = 0
     for part in store.partitions():
-        dk = mem.keys.unwrap(part)
+        try:
+            dk = mem.keys.unwrap(part)
+        except IntegrityError:
+            unreadable += len(store.facts_in(part.id))
+            continue
         if dk is None:
+            orphans += [r.id for r in store.facts_in(part.id)]
             continue
         opened: dict[tuple[str, str | None, str | None], list[tuple[FactRow, str]]] = defaultdict(
             list
         )
+        links: dict[str, Opened] = {}
         for row in store.facts_in(part.id):
             if row.id in expired_ids:
                 continue
-            fact = mem.decrypt(row)
-            if fact is None:
+            try:
+                record = open_record(dk, row)
+            except IntegrityError:
+                unreadable += 1
                 continue
-            text = fact.fact.text
+            links[row.id] = record
+            text = record.fact.text
             if guard.t3_categories(text) or (
                 scope_of(row.partition_id) is Scope.GLOBAL and not _public_ok(text)
             ):
                 rescanned.append(row.id)
+                neighbours += record.dependents
                 continue
             opened[(row.origin_kind, row.origin_key, row.author_key)].append((row, text))
         for facts in opened.values():
@@ -113,11 +155,14 @@ def cleanup(mem: Engine, *, now: datetime | None = None, dry_run: bool = False) 
                 expiries = [r.expires_at for r in group]
                 longest = None if None in expiries else max(e for e in expiries if e is not None)
                 merged_away += [r.id for r in rest]
+                for r in rest:
+                    neighbours += links[r.id].dependents
                 if longest != keep.expires_at:
                     extended.append(replace(keep, expires_at=longest))
     if not dry_run:
-        store.delete_facts(rescanned + merged_away)
+        store.delete_facts(rescanned + merged_away + orphans)
         store.update_facts(extended)
+        mem.reembed(neighbours)
 
     # 4. outdated public patterns are dropped
     stale_before = to_ms(now - timedelta(days=mem.settings.pattern_max_age_days))
@@ -128,15 +173,17 @@ def cleanup(mem: Engine, *, now: datetime | None = None, dry_run: bool = False) 
     )
 
     # 5. compact, 6. log one line that is kept
-    deleted = purged + len(rescanned)
+    deleted = purged + len(rescanned) + len(orphans)
     line = (
         f"[{now.date().isoformat()}] Memory cleanup: {len(expired)} archived, "
         f"{deleted} deleted, {len(merged_away)} merged"
     )
+    erasure: dict[str, int] = {}
     if not dry_run:
         store.compact()
         store.append_cleanup_log(now_ms, line)
         mem.invalidate()
+        erasure = finish_erasure(mem)
     return {
         "archived": len(expired),
         "purged": purged,
@@ -144,6 +191,8 @@ def cleanup(mem: Engine, *, now: datetime | None = None, dry_run: bool = False) 
         "deleted": deleted,
         "merged": len(merged_away),
         "patterns_dropped": patterns_dropped,
+        "unreadable_rows": unreadable,
+        **erasure,
         "dry_run": dry_run,
         "line": line,
     }
@@ -170,17 +219,31 @@ def forget_subject(mem: Engine, ctx: Context, actor: str) -> dict[str, int]:
         raise AccessDenied(code, "only the owner in private, or the person in their own DM")
     key = mem.keys.key
     sk = key("actor", actor)
-    doomed = {policy.user_partition(actor, key).id}
-    stripped: list[FactRow] = []
-    for row in mem.store.facts_where(author_key=sk):
-        if scope_of(row.partition_id) is Scope.SESSION and row.origin_kind == OriginKind.DM.value:
-            doomed.add(row.partition_id)  # their DM session history
-        elif row.partition_id not in doomed:
-            stripped.append(row)
-    for surface in ("dm", "local", "owner_dashboard"):  # their default private sessions
-        doomed.add(policy.session_partition(f"{surface}:{actor}", key).id)
-    mem.store.delete_archived(author_key=sk)  # expired copies of what they wrote
-    report = _erase(mem, doomed, stripped)
+
+    def erase() -> dict[str, int]:
+        # One transaction: a crash (or a concurrent writer) never leaves a half-forgotten
+        # person; a write racing it lands either before (and is erased) or after, in a fresh
+        # silo under a fresh key (the store re-checks keys inside every write).
+        with mem.store.transaction():
+            doomed = {policy.user_partition(actor, key).id}
+            stripped: list[FactRow] = []
+            for row in mem.store.facts_where(author_key=sk):
+                in_dm_session = (
+                    scope_of(row.partition_id) is Scope.SESSION
+                    and row.origin_kind == OriginKind.DM.value
+                )
+                if in_dm_session:
+                    doomed.add(row.partition_id)  # their DM session history
+                elif row.partition_id not in doomed:
+                    stripped.append(row)
+            for surface in ("dm", "local", "owner_dashboard"):  # their default private sessions
+                doomed.add(policy.session_partition(f"{surface}:{actor}", key).id)
+            mem.store.delete_archived(author_key=sk)  # expired copies of what they wrote
+            return _erase(mem, doomed, stripped)
+
+    report = _retrying(erase)
+    mem.invalidate()
+    report.update(finish_erasure(mem))
     # Counts would tell someone how much the owner noted about them in private.
     return report if v.owner_private else {"forgotten": 1}
 
@@ -195,19 +258,30 @@ def forget_guild(mem: Engine, ctx: Context, guild: str) -> dict[str, int]:
     name = guild[len("group:") :] if group else guild
     community = community_id(ctx.platform or "", name, any_platform=True)
     ref = policy.guild_partition(community, mem.keys.key, group=group)
-    doomed = {ref.id}
-    learned_there = mem.store.facts_where(origin_key=ref.key)
-    sessions = {r.partition_id for r in learned_there if scope_of(r.partition_id) is Scope.SESSION}
-    doomed |= sessions
-    people = [r.id for r in learned_there if scope_of(r.partition_id) is Scope.USER]
-    about_people = mem.store.delete_facts(people)
-    mem.store.delete_archived(origin_key=ref.key)  # expired copies learned there
-    result = _erase(mem, doomed, [])  # compacts once, after every deletion
-    result["facts_deleted"] += about_people
+
+    def erase() -> dict[str, int]:
+        with mem.store.transaction():  # all or nothing, like forget_subject
+            doomed = {ref.id}
+            learned_there = mem.store.facts_where(origin_key=ref.key)
+            doomed |= {
+                r.partition_id for r in learned_there if scope_of(r.partition_id) is Scope.SESSION
+            }
+            people = [r.id for r in learned_there if scope_of(r.partition_id) is Scope.USER]
+            about_people = mem.store.delete_facts(people)
+            mem.store.delete_archived(origin_key=ref.key)  # expired copies learned there
+            result = _erase(mem, doomed, [])
+            result["facts_deleted"] += about_people
+            return result
+
+    result = _retrying(erase)
+    mem.invalidate()
+    result.update(finish_erasure(mem))
     return result
 
 
 def _erase(mem: Engine, doomed: set[str], stripped: list[FactRow]) -> dict[str, int]:
+    """Inside the caller's transaction: destroy these partitions (facts, archive, key) and
+    re-seal `stripped` without their author."""
     deleted = keys = 0
     existing = {p.id for p in mem.store.get_partitions(sorted(doomed))}
     for pid in sorted(existing):
@@ -217,47 +291,139 @@ def _erase(mem: Engine, doomed: set[str], stripped: list[FactRow]) -> dict[str, 
         keys += 1
     updates = []
     for row in stripped:
-        opened = mem.decrypt(row)
+        try:
+            opened = mem.open_row(row)
+        except IntegrityError:
+            continue
         if opened is None:
             continue
         fact = replace(opened.fact, author=None)
-        updates.append(mem.reseal(replace(row, author_key=None), fact, opened.vector))
-    mem.store.update_facts(updates)
-    mem.store.compact()  # vacuum and truncate the WAL: deleted pages leave the files
-    mem.invalidate()
+        updates.append((replace(row, author_key=None), replace(opened, fact=fact)))
+    if updates:
+        mem.write_sealed(updates)
     return {"facts_deleted": deleted, "keys_destroyed": keys, "authorship_removed": len(updates)}
+
+
+# --- erasure that does not depend on the files forgetting ---
+
+
+def erasure_pending(mem: Engine) -> int:
+    """Partitions whose erased data a copy of the files could still give up with the current
+    master key (always 0 where the engine erases physically)."""
+    if mem.store.erases_physically:
+        return 0
+    return sum(1 for p in mem.store.partitions() if p.erase_pending != CLEAN)
+
+
+def finish_erasure(mem: Engine) -> dict[str, int]:
+    """What `forget_subject`, `forget_guild` and cleanup run after erasing: nothing where the
+    engine erases physically; elsewhere `complete_erasure` when this process can rotate the
+    master key for everyone (a key file), else the erasure stays pending (logged)."""
+    if mem.store.erases_physically:
+        return {}
+    if mem.keys.rotatable:
+        try:
+            return complete_erasure(mem)
+        except (ConfidanteError, OSError) as e:  # what was erased stays erased; retried later
+            log.error("completing erasure failed (%s); it stays pending", type(e).__name__)
+    n = erasure_pending(mem)
+    if n and not mem.keys.rotatable:
+        log.warning(
+            "erasure pending in %d partitions: the master key is not in a key file this "
+            "process may replace, so it cannot be rotated here; run `confidante keys rotate`",
+            n,
+        )
+    return {"erasure_pending": n}
+
+
+def complete_erasure(
+    mem: Engine, *, rotate: bool = False, new_key: bytes | None = None
+) -> dict[str, int]:
+    """Make everything erased so far unrecoverable from any copy of the database's files
+    (dead tuples, WAL, old backups) together with the current master key.
+
+    Every partition that had a fact deleted or overwritten gets a fresh data key and what is
+    left in it is re-encrypted; then the master key is rotated, re-wrapping only the live
+    data keys. The old data keys survive only inside old row versions, wrapped under the old
+    master key, which the rotation replaced in the key file: stored nowhere any more.
+    With `rotate`, the master key is rotated (to `new_key`, default random) even if nothing
+    is pending."""
+    rekeyed = 0
+    with mem.store.rotation_lock():  # one erasure at a time among the servers
+        for part in mem.store.partitions():
+            if part.erase_pending == NEEDS_REKEY and part.wrapped_key is not None:
+                rekeyed += _rekey(mem, part.id)
+        pending = any(p.erase_pending != CLEAN for p in mem.store.partitions())
+        rotated = rotate or pending
+        if rotated:
+            mem.keys.rotate(new_key)
+    return {"partitions_rekeyed": rekeyed, "master_key_rotated": int(rotated)}
+
+
+def _rekey(mem: Engine, pid: str) -> int:
+    store = mem.store
+    for _ in range(_RETRIES):
+        found = store.get_partitions([pid])
+        if not found or found[0].wrapped_key is None or found[0].erase_pending != NEEDS_REKEY:
+            return 0
+        part = found[0]
+        old_dk = mem.keys.unwrap(part)
+        assert old_dk is not None and part.wrapped_key is not None
+        new_wrapped, new_dk = mem.keys.wrap_new(pid)
+        try:
+            done = store.rekey_partition(
+                pid,
+                version=part.version,
+                old_wrapped=part.wrapped_key,
+                new_wrapped=new_wrapped,
+                facts=_moved(store.facts_in(pid), old_dk, new_dk),
+                archived=_moved(store.archived_in(pid), old_dk, new_dk),
+                keycheck=mem.keys.keycheck(),
+            )
+        except ConcurrentChange:
+            continue
+        if done:
+            mem.keys.forget(pid)
+            mem.invalidate(pid)
+            return 1
+    raise ConcurrentChange("a partition kept changing during its re-key; try again")
+
+
+def _moved(rows: list[FactRow], old_dk: bytes, new_dk: bytes) -> list[tuple[str, bytes]]:
+    out = []
+    for r in rows:
+        try:
+            out.append((r.id, reencrypt(old_dk, new_dk, r)))
+        except IntegrityError:
+            continue  # never opened, never will: left under the dying key
+    return out
 
 
 # --- master key files ---
 
 
 def rotate_key_file(mem: Engine, key_file: Path, new: bytes | None = None) -> bytes:
-    """Rotate the master key kept in `key_file`.
+    """Rotate the master key kept in `key_file` (the one this memory was opened with).
 
     Order matters for crashes: the new key is written to `<key>.new` first, then the database
-    re-wraps in one transaction, then the new file replaces the old. Opening the database
-    after a crash at any point finds a key that works (see `recover_key_file`)."""
-    new = new or new_key()
-    pending = pending_key_file(key_file)
-    if pending.exists():
-        pending.unlink()  # left by an earlier crash before its database commit
-    write_key_file(pending, new)
-    mem.rotate_master_key(new)
-    os.replace(pending, key_file)
-    return new
+    re-wraps in one transaction, then the new file replaces the old (see `vault.keyfile`)."""
+    kf = mem.keys.key_file
+    if kf is None or kf.path.resolve() != key_file.resolve():
+        raise InvalidInput("this memory was not opened with that key file")
+    return mem.keys.rotate(new)
 
 
 # --- backup and restore ---
 
 
 def backup(mem: Engine, dest: Path) -> Path:
+    """A consistent copy through SQLite's backup API (never a file copy of a live database),
+    created 0600 before its first byte. It holds what is live now, nothing erased before."""
     if not isinstance(mem.store, SQLiteStore):
         raise StoreError("back up a PostgreSQL database with pg_dump; it stays encrypted")
     if dest.exists():
         raise InvalidInput("the backup file already exists")
-    dest.parent.mkdir(parents=True, exist_ok=True)
     mem.store.backup_to(dest)
-    os.chmod(dest, 0o600)
     return dest
 
 
@@ -273,14 +439,18 @@ def backup_opens_with(src: Path, master_key: bytes) -> bool:
 
 
 def restore(src: Path, db: Path, master_key: bytes, *, force: bool = False) -> Path:
-    """Copy a backup into place after checking that `master_key` opens it."""
+    """Put a backup in place after checking that `master_key` opens it.
+
+    The content is copied page by page through SQLite's backup API while no other process
+    has the database open (DatabaseInUse otherwise): a running server would go on serving
+    what it cached and acknowledge writes the restore then drops."""
     if not backup_opens_with(src, master_key):
         raise WrongMasterKey("the master key does not open this backup")
-    if db.exists() and not force:
+    if db.exists() and db.stat().st_size > 0 and not force:
         raise InvalidInput("the database exists; pass force=True to replace it")
-    for suffix in ("", "-wal", "-shm"):
-        Path(str(db) + suffix).unlink(missing_ok=True)
-    db.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(src, db)
-    os.chmod(db, 0o600)
+    target = SQLiteStore(db)
+    try:
+        target.restore_from(src)
+    finally:
+        target.close()
     return db

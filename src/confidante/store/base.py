@@ -8,8 +8,14 @@ the portable SQL in `sql.py`).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
+
+# What a partition still needs before what was erased from it is unrecoverable from copies
+# of the files kept by an engine that does not erase physically (PostgreSQL's dead tuples
+# and WAL): a fresh data key (its facts re-encrypted), then a master-key rotation.
+CLEAN, NEEDS_REKEY, NEEDS_ROTATION = 0, 1, 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,6 +24,7 @@ class PartitionRow:
     scope: str
     version: int
     wrapped_key: bytes | None
+    erase_pending: int = CLEAN
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +45,7 @@ class FactRow:
     expires_at: int | None
     confidence: float
     ciphertext: bytes
+    ttl_ms: int | None = None  # the lifetime it was written with (refresh-on-read keeps it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +57,7 @@ class EventRow:
     code: str
     scope: str | None
     surface: str
+    count: int = 1  # identical events within one minute are kept as one row with a count
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,21 +77,59 @@ class PatternRow:
 
 
 class Store(ABC):
-    """Small on purpose: a second backend implements these and nothing else."""
+    """Small on purpose: a second backend implements these and nothing else.
+
+    Methods that seal something under the master key take `keycheck`, the sealed check value
+    the caller's key opens: the store refuses (`ConcurrentChange`) when the database's check
+    differs, i.e. another process rotated the master key, so nothing is ever wrapped under a
+    retired key. Fact writes take the wrapped data key each partition was sealed under and
+    likewise refuse when it changed (destroyed by a forget, replaced by a re-key), inside the
+    same transaction as the write: no row is ever stored under a dead key.
+    """
+
+    #: True when deleted bytes leave the files when a transaction commits (SQLite with
+    #: secure_delete and a truncated WAL); False when old row versions may linger (PostgreSQL),
+    #: so erasure must end in destroying a key (see `services.lifecycle.complete_erasure`).
+    erases_physically: bool = False
+
+    # -- transactions and locks --
+    @abstractmethod
+    def transaction(self) -> AbstractContextManager[None]:
+        """One transaction; nested calls join the outer one."""
+
+    @abstractmethod
+    def key_change(self) -> AbstractContextManager[None]:
+        """A transaction no other key-wrapping write can interleave with (a rotation)."""
+
+    @abstractmethod
+    def rotation_lock(self) -> AbstractContextManager[None]:
+        """Held across a whole rotation, key file rename included, by one process at a time."""
+
+    @abstractmethod
+    def exclusive(self) -> AbstractContextManager[None]:
+        """Run the block as the only process with the database open; raise DatabaseInUse
+        if another has it open (used to replace or re-key what others may have cached)."""
 
     # -- metadata (schema version, wrapped secrets, key check, sealed adapter settings) --
     @abstractmethod
     def get_meta(self, key: str) -> bytes | None: ...
 
     @abstractmethod
-    def set_meta(self, key: str, value: bytes) -> None: ...
+    def set_meta(self, key: str, value: bytes, *, keycheck: bytes | None = None) -> None: ...
+
+    @abstractmethod
+    def init_meta(self, values: Mapping[str, bytes]) -> dict[str, bytes]:
+        """Set these keys unless the database already has them (first opener wins); return
+        the stored values."""
 
     @abstractmethod
     def meta_keys(self, prefix: str) -> list[str]: ...
 
     # -- partitions --
     @abstractmethod
-    def ensure_partition(self, pid: str, scope: str, wrapped_key: bytes) -> PartitionRow:
+    def ensure_partition(
+        self, pid: str, scope: str, wrapped_key: bytes, *, keycheck: bytes
+    ) -> PartitionRow:
         """Insert if absent (or give a destroyed partition this fresh key); return the stored
         row (another process may have won the race)."""
 
@@ -105,16 +152,39 @@ class Store(ABC):
     ) -> int: ...
 
     @abstractmethod
-    def rewrap(self, wrapped: dict[str, bytes], meta: dict[str, bytes]) -> None:
-        """Replace wrapped keys and meta values in one transaction (key rotation)."""
+    def rewrap(
+        self, wrapped: Mapping[str, bytes], meta: Mapping[str, bytes], *, keycheck: bytes
+    ) -> None:
+        """Replace wrapped keys and meta values in one transaction (key rotation), if the
+        database is still under the key `keycheck` belongs to; partitions waiting for a
+        rotation are then clean."""
+
+    @abstractmethod
+    def rekey_partition(
+        self,
+        pid: str,
+        *,
+        version: int,
+        old_wrapped: bytes,
+        new_wrapped: bytes,
+        facts: Sequence[tuple[str, bytes]],
+        archived: Sequence[tuple[str, bytes]],
+        keycheck: bytes,
+    ) -> bool:
+        """Replace a partition's data key and every ciphertext under it (live and archived),
+        if nothing changed since `version` was read; False (nothing written) otherwise."""
 
     # -- facts; every mutation bumps its partition's version in the same transaction --
     @abstractmethod
-    def insert_facts(self, rows: Sequence[FactRow]) -> None: ...
+    def insert_facts(self, rows: Sequence[FactRow], keys: Mapping[str, bytes]) -> None:
+        """Insert rows sealed under `keys` (partition id -> wrapped data key)."""
 
     @abstractmethod
-    def update_facts(self, rows: Sequence[FactRow]) -> None:
-        """Replace author, expiry, update time and ciphertext of existing rows by id."""
+    def update_facts(
+        self, rows: Sequence[FactRow], keys: Mapping[str, bytes] | None = None
+    ) -> None:
+        """Replace author, expiry, update time and ciphertext of existing rows by id; `keys`
+        as for insert_facts (None: the ciphertexts are unchanged)."""
 
     @abstractmethod
     def touch_facts(self, ids: Sequence[str], expires_at: int) -> None:
@@ -147,14 +217,30 @@ class Store(ABC):
 
     # -- archive of expired facts (still ciphertext) --
     @abstractmethod
-    def archive_facts(self, rows: Sequence[FactRow], month: str, purge_after: int) -> None:
-        """Move rows to the archive (same ciphertext) and out of the live table."""
+    def archive_facts(
+        self,
+        rows: Sequence[FactRow],
+        month: str,
+        purge_after: int,
+        keys: Mapping[str, bytes] | None = None,
+    ) -> None:
+        """Move rows to the archive (same ciphertext) and out of the live table; `keys` as
+        for insert_facts when the rows were sealed just now."""
 
     @abstractmethod
     def purge_archive(self, now: int) -> int: ...
 
     @abstractmethod
     def count_archive(self) -> int: ...
+
+    @abstractmethod
+    def archived_in(self, pid: str) -> list[FactRow]: ...
+
+    @abstractmethod
+    def get_archived(self, fid: str) -> FactRow | None: ...
+
+    @abstractmethod
+    def delete_archived_ids(self, ids: Sequence[str]) -> int: ...
 
     # -- log of denials and owner reads (invariant 11), and cleanup history --
     @abstractmethod

@@ -2,15 +2,29 @@
 
 Partition versions live in the database, so every process sharing it sees a write by any
 other and rebuilds just that partition's in-memory index.
+
+PostgreSQL does not erase physically: an updated or deleted row stays in the table's files
+as a dead tuple until VACUUM reuses its space (and VACUUM guarantees nothing about when), and
+`pg_wal` keeps old page images. So `erases_physically` is False and erasure ends in key
+destruction (`services.lifecycle.complete_erasure`).
+
+Cross-process coordination uses advisory locks, keyed by the schema, so two memories in two
+schemas of one database never wait on each other:
+- every connection holds the "open" lock shared for its lifetime; `exclusive` takes it
+  exclusively, which succeeds only when no other process has the database open;
+- writes that wrap something under the master key hold the "keys" lock shared for their
+  transaction, a rotation holds it exclusively;
+- a whole rotation (transaction and key file rename) holds the "rotation" lock.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from ..errors import StoreError
+from ..errors import DatabaseInUse, StoreError
 from .sql import Dialect, SqlStore
 
 try:  # optional dependency: pip install 'confidante[postgres]'
@@ -19,6 +33,11 @@ except ImportError:  # pragma: no cover - exercised only without the extra
     psycopg = None  # type: ignore[assignment]
 
 _MIGRATION_LOCK = 0x636F6E66  # "conf": serialises schema migrations across processes
+# Advisory lock classes (the two-int key space, apart from the bigint one above); the
+# second int is the schema's hash.
+_OPEN_LOCK = 0x636F706E  # "copn"
+_KEYS_LOCK = 0x636B6579  # "ckey"
+_ROTATION_LOCK = 0x63726F74  # "crot"
 
 
 def is_postgres_url(target: object) -> bool:
@@ -27,11 +46,17 @@ def is_postgres_url(target: object) -> bool:
 
 class PostgresStore(SqlStore):
     dialect = Dialect(
-        placeholder="%s", blob="BYTEA", bigint="BIGINT", id_pk="BIGSERIAL PRIMARY KEY"
+        placeholder="%s",
+        blob="BYTEA",
+        bigint="BIGINT",
+        id_pk="BIGSERIAL PRIMARY KEY",
+        for_update=" FOR UPDATE",
     )
+    erases_physically = False
 
     def __init__(self, dsn: str, *, schema: str | None = None) -> None:
         super().__init__()
+        self._rotation_mutex = threading.RLock()
         if psycopg is None:
             raise StoreError("PostgreSQL needs the extra: pip install 'confidante[postgres]'")
         try:
@@ -43,6 +68,8 @@ class PostgresStore(SqlStore):
             self._conn.execute(
                 psycopg.sql.SQL("SET search_path TO {}").format(psycopg.sql.Identifier(schema))
             )
+        self._space = int(self._conn.execute("SELECT hashtext(current_schema())").fetchone()[0])
+        self._conn.execute("SELECT pg_advisory_lock_shared(%s, %s)", (_OPEN_LOCK, self._space))
         self.migrate()
 
     def _execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
@@ -57,6 +84,38 @@ class PostgresStore(SqlStore):
     def _transaction(self) -> Iterator[None]:
         with self._conn.transaction():
             yield
+
+    def _lock_keys(self, *, exclusive: bool) -> None:
+        fn = "pg_advisory_xact_lock" if exclusive else "pg_advisory_xact_lock_shared"
+        self._conn.execute(f"SELECT {fn}(%s, %s)", (_KEYS_LOCK, self._space))
+
+    @contextmanager
+    def rotation_lock(self) -> Iterator[None]:
+        # The advisory lock belongs to the session, which this process's threads share: a
+        # thread mutex keeps them apart, and the connection is free for other work meanwhile.
+        with self._rotation_mutex:
+            with self._lock:
+                self._conn.execute("SELECT pg_advisory_lock(%s, %s)", (_ROTATION_LOCK, self._space))
+            try:
+                yield
+            finally:
+                with self._lock:
+                    self._conn.execute(
+                        "SELECT pg_advisory_unlock(%s, %s)", (_ROTATION_LOCK, self._space)
+                    )
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        with self._lock:
+            (alone,) = self._conn.execute(
+                "SELECT pg_try_advisory_lock(%s, %s)", (_OPEN_LOCK, self._space)
+            ).fetchone()
+            if not alone:
+                raise DatabaseInUse("another process has this database open; stop it first")
+            try:
+                yield
+            finally:
+                self._conn.execute("SELECT pg_advisory_unlock(%s, %s)", (_OPEN_LOCK, self._space))
 
     def migrate(self) -> None:
         with self.transaction():

@@ -9,13 +9,24 @@ from __future__ import annotations
 import threading
 import time
 from abc import abstractmethod
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import astuple, dataclass
 from typing import Any
 
-from ..errors import SchemaTooNew
-from .base import EventRow, FactRow, PartitionRow, PatternRow, SkillStat, Store
+from ..errors import ConcurrentChange, SchemaTooNew
+from .base import (
+    NEEDS_REKEY,
+    NEEDS_ROTATION,
+    EventRow,
+    FactRow,
+    PartitionRow,
+    PatternRow,
+    SkillStat,
+    Store,
+)
+
+EVENT_BUCKET_MS = 60_000  # identical events within one minute share a row (a flood stays small)
 
 
 @dataclass(frozen=True)
@@ -24,6 +35,7 @@ class Dialect:
     blob: str
     bigint: str
     id_pk: str  # auto-increment integer primary key
+    for_update: str  # row lock on a SELECT inside a transaction ("" where writers serialise)
 
 
 _FACT_COLUMNS_DDL = """
@@ -92,16 +104,30 @@ MIGRATIONS: list[list[str]] = [
             PRIMARY KEY (trigger_text, skills)
         )""",
     ],
+    [
+        # erasure bookkeeping (see base.NEEDS_REKEY), the lifetime a fact was written with,
+        # and event counts (identical events aggregate)
+        "ALTER TABLE partitions ADD COLUMN erase_pending INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE memory_facts ADD COLUMN ttl_ms {bigint}",
+        "ALTER TABLE memory_archive ADD COLUMN ttl_ms {bigint}",
+        "ALTER TABLE events ADD COLUMN count {bigint} NOT NULL DEFAULT 1",
+        "CREATE INDEX IF NOT EXISTS events_same ON events (kind, code, surface, id)",
+        "CREATE INDEX IF NOT EXISTS partitions_erase ON partitions (erase_pending)",
+    ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 _FACT_COLUMNS = (
     "id, partition_id, scope, community_key, subject_key, author_key, origin_kind, "
     "origin_key, tier, kind, source_skill, created_at, updated_at, expires_at, confidence, "
-    "ciphertext"
+    "ciphertext, ttl_ms"
 )
-_FACT_MARKS = ", ".join("?" for _ in range(16))
-_PARTITION_COLUMNS = "id, scope, version, wrapped_key"
+_FACT_MARKS = ", ".join("?" for _ in range(17))
+_PARTITION_COLUMNS = "id, scope, version, wrapped_key, erase_pending"
+# A partition that had something erased: re-key it, or (no key left) just rotate the master.
+_MARK_ERASED = (
+    f"erase_pending = CASE WHEN wrapped_key IS NULL THEN {NEEDS_ROTATION} ELSE {NEEDS_REKEY} END"
+)
 
 
 def _fact(row: Sequence[Any]) -> FactRow:
@@ -111,8 +137,14 @@ def _fact(row: Sequence[Any]) -> FactRow:
 
 
 def _partition(row: Sequence[Any]) -> PartitionRow:
-    pid, scope, version, wrapped = row
-    return PartitionRow(pid, scope, int(version), bytes(wrapped) if wrapped is not None else None)
+    pid, scope, version, wrapped, pending = row
+    return PartitionRow(
+        pid,
+        scope,
+        int(version),
+        bytes(wrapped) if wrapped is not None else None,
+        int(pending),
+    )
 
 
 def _chunks(items: Sequence[Any], size: int = 500) -> Iterator[Sequence[Any]]:
@@ -129,6 +161,7 @@ class SqlStore(Store):
 
     def __init__(self) -> None:
         self._lock = threading.RLock()
+        self._erasing = False  # the current transaction deletes or overwrites stored bytes
 
     # -- backend plumbing ------------------------------------------------------------------
     @abstractmethod
@@ -146,6 +179,43 @@ class SqlStore(Store):
     def transaction(self) -> Iterator[None]:
         with self._lock, self._transaction():
             yield
+
+    @contextmanager
+    def key_change(self) -> Iterator[None]:
+        with self.transaction():
+            self._lock_keys(exclusive=True)
+            yield
+
+    def _lock_keys(self, *, exclusive: bool) -> None:
+        """Keep key rotations out of (exclusive: in) this transaction. Nothing to do where
+        every write transaction is already exclusive (SQLite)."""
+
+    def _check_keys(self, keycheck: bytes, *, exclusive: bool = False) -> None:
+        """Inside a transaction: refuse when the master key changed under the caller."""
+        self._lock_keys(exclusive=exclusive)
+        rows = self._q("SELECT value FROM meta WHERE key = ?", ("keycheck",))
+        if not rows or bytes(rows[0][0]) != keycheck:
+            raise ConcurrentChange("the master key was rotated by another process")
+
+    def _check_partitions(self, keys: Mapping[str, bytes]) -> None:
+        """Inside a transaction: lock the partitions about to be written and refuse when one
+        of their data keys is not the one the rows were sealed under."""
+        wanted = sorted(keys)
+        if not wanted:
+            return
+        rows = self._q(
+            f"SELECT id, wrapped_key FROM partitions WHERE id IN ({_marks(wanted)}) "
+            f"ORDER BY id{self.dialect.for_update}",
+            wanted,
+        )
+        stored = {pid: bytes(w) if w is not None else None for pid, w in rows}
+        for pid in wanted:
+            if stored.get(pid) != keys[pid]:
+                raise ConcurrentChange("a partition's key changed while writing; try again")
+
+    def _erased(self) -> None:
+        """Mark the current transaction as removing stored bytes (see `erases_physically`)."""
+        self._erasing = True
 
     def _sql(self, sql: str) -> str:
         d = self.dialect
@@ -191,9 +261,25 @@ class SqlStore(Store):
         self._q("DELETE FROM meta WHERE key = ?", (key,))
         self._q("INSERT INTO meta (key, value) VALUES (?, ?)", (key, value))
 
-    def set_meta(self, key: str, value: bytes) -> None:
+    def set_meta(self, key: str, value: bytes, *, keycheck: bytes | None = None) -> None:
         with self.transaction():
+            if keycheck is not None:
+                self._check_keys(keycheck)
+            self._erased()  # the old value (a revoked agent key, say) must not linger
             self._set_meta(key, value)
+
+    def init_meta(self, values: Mapping[str, bytes]) -> dict[str, bytes]:
+        with self.transaction():
+            self._lock_keys(exclusive=True)
+            out = {}
+            for key, value in values.items():
+                rows = self._q("SELECT value FROM meta WHERE key = ?", (key,))
+                if rows:
+                    out[key] = bytes(rows[0][0])
+                else:
+                    self._q("INSERT INTO meta (key, value) VALUES (?, ?)", (key, value))
+                    out[key] = value
+        return out
 
     def meta_keys(self, prefix: str) -> list[str]:
         with self.transaction():
@@ -201,25 +287,25 @@ class SqlStore(Store):
         return [k for (k,) in rows if k.startswith(prefix)]
 
     # -- partitions -------------------------------------------------------------------------
-    def ensure_partition(self, pid: str, scope: str, wrapped_key: bytes) -> PartitionRow:
+    def ensure_partition(
+        self, pid: str, scope: str, wrapped_key: bytes, *, keycheck: bytes
+    ) -> PartitionRow:
+        select = f"SELECT {_PARTITION_COLUMNS} FROM partitions WHERE id = ?"
         with self.transaction():
-            rows = self._q(f"SELECT {_PARTITION_COLUMNS} FROM partitions WHERE id = ?", (pid,))
-            if rows and rows[0][3] is not None:
-                return _partition(rows[0])
-            if rows:  # a destroyed partition comes back with a fresh key and a newer version
+            self._check_keys(keycheck)
+            self._q(
+                "INSERT INTO partitions (id, scope, version, wrapped_key, created_at) "
+                "VALUES (?, ?, 0, ?, ?) ON CONFLICT (id) DO NOTHING",
+                (pid, scope, wrapped_key, int(time.time() * 1000)),
+            )
+            rows = self._q(select + self.dialect.for_update, (pid,))
+            if rows[0][3] is None:  # a destroyed partition comes back with a fresh key
                 self._q(
                     "UPDATE partitions SET wrapped_key = ?, version = version + 1 WHERE id = ?",
                     (wrapped_key, pid),
                 )
-                return _partition(
-                    self._q(f"SELECT {_PARTITION_COLUMNS} FROM partitions WHERE id = ?", (pid,))[0]
-                )
-            self._q(
-                "INSERT INTO partitions (id, scope, version, wrapped_key, created_at) "
-                "VALUES (?, ?, 0, ?, ?)",
-                (pid, scope, wrapped_key, int(time.time() * 1000)),
-            )
-        return PartitionRow(pid, scope, 0, wrapped_key)
+                rows = self._q(select, (pid,))
+        return _partition(rows[0])
 
     def get_partitions(self, pids: Sequence[str]) -> list[PartitionRow]:
         out: list[PartitionRow] = []
@@ -249,17 +335,21 @@ class SqlStore(Store):
 
     def drop_partition(self, pid: str) -> int:
         with self.transaction():
+            self._erased()
+            # A tombstone, not a deletion: the version keeps rising, so every process's
+            # cached index and key for this partition is seen to be stale. Written first, so
+            # the row lock makes a concurrent insert either land before (and be deleted here)
+            # or find the key gone (and start a fresh one).
+            self._q(
+                "UPDATE partitions SET wrapped_key = NULL, version = version + 1, "
+                f"erase_pending = {NEEDS_ROTATION} WHERE id = ?",
+                (pid,),
+            )
             n = int(
                 self._q("SELECT COUNT(*) FROM memory_facts WHERE partition_id = ?", (pid,))[0][0]
             )
             self._q("DELETE FROM memory_facts WHERE partition_id = ?", (pid,))
             self._q("DELETE FROM memory_archive WHERE partition_id = ?", (pid,))
-            # A tombstone, not a deletion: the version keeps rising, so every process's
-            # cached index and key for this partition is seen to be stale.
-            self._q(
-                "UPDATE partitions SET wrapped_key = NULL, version = version + 1 WHERE id = ?",
-                (pid,),
-            )
         return n
 
     def delete_archived(
@@ -276,42 +366,112 @@ class SqlStore(Store):
             return 0
         where = " AND ".join(clauses)
         with self.transaction():
-            n = int(self._q(f"SELECT COUNT(*) FROM memory_archive WHERE {where}", params)[0][0])
-            self._q(f"DELETE FROM memory_archive WHERE {where}", params)
+            return self._delete_archived(where, params)
+
+    def _delete_archived(self, where: str, params: Sequence[Any]) -> int:
+        pids = [
+            p
+            for (p,) in self._q(
+                f"SELECT DISTINCT partition_id FROM memory_archive WHERE {where}", params
+            )
+        ]
+        if not pids:
+            return 0
+        self._erased()
+        for pid in sorted(pids):
+            self._q(f"UPDATE partitions SET {_MARK_ERASED} WHERE id = ?", (pid,))
+        n = int(self._q(f"SELECT COUNT(*) FROM memory_archive WHERE {where}", params)[0][0])
+        self._q(f"DELETE FROM memory_archive WHERE {where}", params)
         return n
 
-    def rewrap(self, wrapped: dict[str, bytes], meta: dict[str, bytes]) -> None:
+    def rewrap(
+        self, wrapped: Mapping[str, bytes], meta: Mapping[str, bytes], *, keycheck: bytes
+    ) -> None:
         with self.transaction():
-            for pid, blob in wrapped.items():
-                self._q("UPDATE partitions SET wrapped_key = ? WHERE id = ?", (blob, pid))
+            self._check_keys(keycheck, exclusive=True)
+            self._erased()  # old wrappings must not linger beside the new ones
+            for pid in sorted(wrapped):
+                self._q("UPDATE partitions SET wrapped_key = ? WHERE id = ?", (wrapped[pid], pid))
             for key, value in meta.items():
                 self._set_meta(key, value)
+            # What was waiting for a new master key has it now (a partition erased again
+            # since its re-key still waits for a re-key).
+            self._q(
+                "UPDATE partitions SET erase_pending = 0 WHERE erase_pending = ? "
+                "OR wrapped_key IS NULL",
+                (NEEDS_ROTATION,),
+            )
 
-    def _bump(self, pids: Iterable[str]) -> None:
+    def rekey_partition(
+        self,
+        pid: str,
+        *,
+        version: int,
+        old_wrapped: bytes,
+        new_wrapped: bytes,
+        facts: Sequence[tuple[str, bytes]],
+        archived: Sequence[tuple[str, bytes]],
+        keycheck: bytes,
+    ) -> bool:
+        with self.transaction():
+            self._check_keys(keycheck)
+            lock = self.dialect.for_update
+            rows = self._q(
+                f"SELECT version, wrapped_key FROM partitions WHERE id = ?{lock}", (pid,)
+            )
+            if not rows or int(rows[0][0]) != version or rows[0][1] is None:
+                return False
+            if bytes(rows[0][1]) != old_wrapped:
+                return False
+            self._erased()
+            self._many(
+                "UPDATE memory_facts SET ciphertext = ? WHERE id = ?",
+                [(ct, fid) for fid, ct in facts],
+            )
+            self._many(
+                "UPDATE memory_archive SET ciphertext = ? WHERE id = ?",
+                [(ct, fid) for fid, ct in archived],
+            )
+            self._q(
+                "UPDATE partitions SET wrapped_key = ?, version = version + 1, "
+                "erase_pending = ? WHERE id = ?",
+                (new_wrapped, NEEDS_ROTATION, pid),
+            )
+        return True
+
+    def _bump(self, pids: Iterable[str], *, erased: bool = False) -> None:
+        mark = f", {_MARK_ERASED}" if erased else ""
+        if erased:
+            self._erased()
         for pid in sorted(set(pids)):
-            self._q("UPDATE partitions SET version = version + 1 WHERE id = ?", (pid,))
+            self._q(f"UPDATE partitions SET version = version + 1{mark} WHERE id = ?", (pid,))
 
     # -- facts ------------------------------------------------------------------------------
-    def insert_facts(self, rows: Sequence[FactRow]) -> None:
+    def insert_facts(self, rows: Sequence[FactRow], keys: Mapping[str, bytes]) -> None:
         if not rows:
             return
         with self.transaction():
+            self._check_partitions({r.partition_id: keys[r.partition_id] for r in rows})
             self._many(
                 f"INSERT INTO memory_facts ({_FACT_COLUMNS}) VALUES ({_FACT_MARKS})",
                 [astuple(r) for r in rows],
             )
             self._bump(r.partition_id for r in rows)
 
-    def update_facts(self, rows: Sequence[FactRow]) -> None:
+    def update_facts(
+        self, rows: Sequence[FactRow], keys: Mapping[str, bytes] | None = None
+    ) -> None:
         if not rows:
             return
         with self.transaction():
+            if keys is not None:
+                self._check_partitions({r.partition_id: keys[r.partition_id] for r in rows})
             self._many(
                 "UPDATE memory_facts SET author_key = ?, expires_at = ?, updated_at = ?, "
                 "ciphertext = ? WHERE id = ?",
                 [(r.author_key, r.expires_at, r.updated_at, r.ciphertext, r.id) for r in rows],
             )
-            self._bump(r.partition_id for r in rows)
+            self._bump((r.partition_id for r in rows), erased=keys is not None)
 
     def touch_facts(self, ids: Sequence[str], expires_at: int) -> None:
         with self.transaction():
@@ -385,8 +545,8 @@ class SqlStore(Store):
                         f"SELECT COUNT(*) FROM memory_facts WHERE id IN ({_marks(chunk)})", chunk
                     )[0][0]
                 )
+                self._bump((p for (p,) in pids), erased=True)
                 self._q(f"DELETE FROM memory_facts WHERE id IN ({_marks(chunk)})", chunk)
-                self._bump(p for (p,) in pids)
         return deleted
 
     def count_facts(self) -> int:
@@ -394,10 +554,18 @@ class SqlStore(Store):
             return int(self._q("SELECT COUNT(*) FROM memory_facts")[0][0])
 
     # -- archive ----------------------------------------------------------------------------
-    def archive_facts(self, rows: Sequence[FactRow], month: str, purge_after: int) -> None:
+    def archive_facts(
+        self,
+        rows: Sequence[FactRow],
+        month: str,
+        purge_after: int,
+        keys: Mapping[str, bytes] | None = None,
+    ) -> None:
         if not rows:
             return
         with self.transaction():
+            if keys is not None:
+                self._check_partitions({r.partition_id: keys[r.partition_id] for r in rows})
             self._many(
                 f"INSERT INTO memory_archive ({_FACT_COLUMNS}, month, purge_after) "
                 f"VALUES ({_FACT_MARKS}, ?, ?)",
@@ -408,33 +576,62 @@ class SqlStore(Store):
 
     def purge_archive(self, now: int) -> int:
         with self.transaction():
-            n = int(
-                self._q("SELECT COUNT(*) FROM memory_archive WHERE purge_after <= ?", (now,))[0][0]
-            )
-            self._q("DELETE FROM memory_archive WHERE purge_after <= ?", (now,))
-        return n
+            return self._delete_archived("purge_after <= ?", (now,))
 
     def count_archive(self) -> int:
         with self.transaction():
             return int(self._q("SELECT COUNT(*) FROM memory_archive")[0][0])
 
+    def archived_in(self, pid: str) -> list[FactRow]:
+        with self.transaction():
+            rows = self._q(
+                f"SELECT {_FACT_COLUMNS} FROM memory_archive WHERE partition_id = ?", (pid,)
+            )
+        return [_fact(r) for r in rows]
+
+    def get_archived(self, fid: str) -> FactRow | None:
+        with self.transaction():
+            rows = self._q(f"SELECT {_FACT_COLUMNS} FROM memory_archive WHERE id = ?", (fid,))
+        return _fact(rows[0]) if rows else None
+
+    def delete_archived_ids(self, ids: Sequence[str]) -> int:
+        deleted = 0
+        with self.transaction():
+            for chunk in _chunks(list(ids)):
+                deleted += self._delete_archived(f"id IN ({_marks(chunk)})", chunk)
+        return deleted
+
     # -- events and cleanup log --------------------------------------------------------------
     def record_event(self, row: EventRow) -> None:
+        """Identical events (kind, code, scope, surface) within one minute add to one row's
+        count, so a flood of refusals or failed logins cannot fill the log."""
         with self.transaction():
+            last = self._q(
+                "SELECT id, at FROM events WHERE kind = ? AND code = ? AND surface = ? "
+                "AND COALESCE(scope, '') = ? ORDER BY id DESC LIMIT 1",
+                (row.kind, row.code, row.surface, row.scope or ""),
+            )
+            if last and int(last[0][1]) // EVENT_BUCKET_MS == row.at // EVENT_BUCKET_MS:
+                self._q(
+                    "UPDATE events SET count = count + ?, at = ? WHERE id = ?",
+                    (row.count, max(row.at, int(last[0][1])), last[0][0]),
+                )
+                return
             self._q(
-                "INSERT INTO events (at, kind, code, scope, surface) VALUES (?, ?, ?, ?, ?)",
-                (row.at, row.kind, row.code, row.scope, row.surface),
+                "INSERT INTO events (at, kind, code, scope, surface, count) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (row.at, row.kind, row.code, row.scope, row.surface, row.count),
             )
 
     def events(self, kind: str | None = None, limit: int = 100) -> list[EventRow]:
         where, params = ("WHERE kind = ?", [kind]) if kind else ("", [])
         with self.transaction():
             rows = self._q(
-                f"SELECT at, kind, code, scope, surface FROM events {where} "
+                f"SELECT at, kind, code, scope, surface, count FROM events {where} "
                 "ORDER BY id DESC LIMIT ?",
                 [*params, int(limit)],
             )
-        return [EventRow(int(a), k, c, s, f) for a, k, c, s, f in rows]
+        return [EventRow(int(a), k, c, s, f, int(n)) for a, k, c, s, f, n in rows]
 
     def append_cleanup_log(self, at: int, line: str) -> None:
         with self.transaction():

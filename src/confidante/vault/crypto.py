@@ -12,12 +12,13 @@ import binascii
 import hashlib
 import hmac
 import os
+import stat
 from pathlib import Path
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from ..errors import IntegrityError, InvalidMasterKey, MasterKeyMissing
+from ..errors import IntegrityError, InvalidMasterKey, KeyFileExposed, MasterKeyMissing
 
 KEY_BYTES = 32
 _NONCE_BYTES = 12
@@ -71,15 +72,39 @@ def key_file_for(db_path: Path) -> Path:
 
 
 def write_key_file(path: Path, key: bytes) -> None:
-    """Create the key file with mode 0600; never overwrite an existing key."""
+    """Create the key file with mode 0600 (from its first byte), synced to disk; never
+    overwrite an existing key."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w") as f:
         f.write(encode_key(key) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+    sync_dir(path.parent)
+
+
+def sync_dir(folder: Path) -> None:
+    """Make a file's creation or rename in `folder` durable."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def check_private(path: Path) -> None:
+    """Refuse a key file that anyone but its owner may read or write, as ssh does."""
+    mode = stat.S_IMODE(os.stat(path).st_mode)
+    if mode & 0o077:
+        raise KeyFileExposed(
+            f"the master key file {path.name} is open to other users (mode {mode:04o}); "
+            "make it private: chmod 600"
+        )
 
 
 def read_key_file(path: Path) -> bytes:
     try:
+        check_private(path)
         return parse_master_key(path.read_text().strip())
     except FileNotFoundError:
         raise MasterKeyMissing(

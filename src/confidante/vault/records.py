@@ -4,7 +4,7 @@ ids) travels inside the ciphertext, sealed under the partition's data key."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 import numpy as np
@@ -35,8 +35,33 @@ def from_ms(ms: int | None) -> datetime | None:
 SEALED_LABEL = "sealed"
 
 
-def seal_fact(dk: bytes, row: FactRow, fact: Fact, vector: np.ndarray | None = None) -> FactRow:
-    """Return `row` with the ciphertext of `fact` (and its embedding, if any)."""
+@dataclass(frozen=True, slots=True)
+class Opened:
+    """Everything sealed in a row."""
+
+    fact: Fact
+    vector: np.ndarray | None = None
+    # Facts of the same batch whose text this fact's vector was embedded with (before it),
+    # and those embedded with this fact's text (after it): `embed_context`'s links, so a
+    # forgotten line's meaning can be taken out of its neighbours' vectors.
+    context: tuple[str, ...] = ()
+    dependents: tuple[str, ...] = ()
+
+
+def _aad(row: FactRow) -> bytes:
+    return fact_aad(row.partition_id, row.id, row.origin_kind, row.origin_key)
+
+
+def seal_fact(
+    dk: bytes,
+    row: FactRow,
+    fact: Fact,
+    vector: np.ndarray | None = None,
+    *,
+    context: tuple[str, ...] = (),
+    dependents: tuple[str, ...] = (),
+) -> FactRow:
+    """Return `row` with the ciphertext of `fact` (and its embedding and links, if any)."""
     payload: dict[str, object] = {
         "t": fact.text,
         "s": fact.subject,
@@ -48,15 +73,28 @@ def seal_fact(dk: bytes, row: FactRow, fact: Fact, vector: np.ndarray | None = N
     }
     if vector is not None:
         payload["v"] = vector.astype(np.float16).tobytes().hex()
+    if context:
+        payload["x"] = list(context)
+    if dependents:
+        payload["d"] = list(dependents)
     blob = json.dumps(payload, separators=(",", ":")).encode()
-    aad = fact_aad(row.partition_id, row.id, row.origin_kind, row.origin_key)
-    return replace(row, ciphertext=seal(dk, blob, aad), kind=SEALED_LABEL, source_skill=None)
+    return replace(row, ciphertext=seal(dk, blob, _aad(row)), kind=SEALED_LABEL, source_skill=None)
+
+
+def reencrypt(old_dk: bytes, new_dk: bytes, row: FactRow) -> bytes:
+    """The same sealed content under another data key (a partition re-key)."""
+    return seal(new_dk, open_sealed(old_dk, row.ciphertext, _aad(row)), _aad(row))
 
 
 def open_fact(dk: bytes, row: FactRow) -> tuple[Fact, np.ndarray | None]:
     """The fact sealed in `row`, and its embedding if one was stored."""
-    aad = fact_aad(row.partition_id, row.id, row.origin_kind, row.origin_key)
-    payload = json.loads(open_sealed(dk, row.ciphertext, aad))
+    opened = open_record(dk, row)
+    return opened.fact, opened.vector
+
+
+def open_record(dk: bytes, row: FactRow) -> Opened:
+    """Everything sealed in `row`."""
+    payload = json.loads(open_sealed(dk, row.ciphertext, _aad(row)))
     fact = Fact(
         id=row.id,
         scope=scope_of(row.partition_id),  # from the authenticated partition id, not a column
@@ -75,4 +113,9 @@ def open_fact(dk: bytes, row: FactRow) -> tuple[Fact, np.ndarray | None]:
         expires_at=from_ms(row.expires_at),
     )
     vec = payload.get("v")
-    return fact, np.frombuffer(bytes.fromhex(vec), dtype=np.float16) if vec else None
+    return Opened(
+        fact,
+        np.frombuffer(bytes.fromhex(vec), dtype=np.float16) if vec else None,
+        tuple(payload.get("x") or ()),
+        tuple(payload.get("d") or ()),
+    )

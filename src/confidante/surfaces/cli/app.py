@@ -21,6 +21,7 @@ from ...services.paging import iso
 from ...store.postgres import is_postgres_url
 from . import agents, interop, setup
 from .flags import (
+    STDIN,
     CreateOpt,
     DbOpt,
     JsonOpt,
@@ -30,6 +31,7 @@ from .flags import (
     errors,
     open_memory,
     out,
+    text_or_stdin,
     with_context,
 )
 
@@ -91,7 +93,7 @@ def _fact_table(facts: list[Fact], scores: list[float] | None = None) -> Table:
 @app.command()
 @with_context
 def remember(
-    text: Annotated[str, typer.Argument(help="What to remember.")],
+    text: Annotated[str, typer.Argument(help="What to remember (`-`: read it from stdin).")],
     ctx: Context,
     namespace: Annotated[
         str | None, typer.Option("--namespace", "-n", help="me, owner, guild, user:ID, ...")
@@ -104,14 +106,14 @@ def remember(
 ) -> None:
     """Remember a fact in the namespace this context may write."""
     with errors(as_json), open_memory(db, create=create) as mem:
-        fact = mem.remember(ctx, text, namespace, kind=kind, source_skill=skill)
+        fact = mem.remember(ctx, text_or_stdin(text), namespace, kind=kind, source_skill=skill)
     emit(as_json, fact.to_dict(), lambda: out.print(f"remembered {fact.id} in {fact.scope}"))
 
 
 @app.command()
 @with_context
 def recall(
-    query: Annotated[str, typer.Argument(help="What to look for.")],
+    query: Annotated[str, typer.Argument(help="What to look for (`-`: read it from stdin).")],
     ctx: Context,
     k: Annotated[int, typer.Option("-k", help="How many hits.")] = 10,
     subjects: Annotated[
@@ -127,7 +129,7 @@ def recall(
     """Recall what this context may see, best first."""
     with errors(as_json), open_memory(db, create=create) as mem:
         hits: list[Hit] = mem.recall(
-            ctx, query, k, subjects=_split(subjects), guilds=_split(guilds)
+            ctx, text_or_stdin(query), k, subjects=_split(subjects), guilds=_split(guilds)
         )
     emit(
         as_json,
@@ -191,7 +193,7 @@ def list_(
 @with_context
 def update(
     fact_id: Annotated[str, typer.Argument(help="Fact id.")],
-    text: Annotated[str, typer.Argument(help="The new text.")],
+    text: Annotated[str, typer.Argument(help="The new text (`-`: read it from stdin).")],
     ctx: Context,
     db: DbOpt = None,
     create: CreateOpt = False,
@@ -199,14 +201,16 @@ def update(
 ) -> None:
     """Replace a fact's text (its writer, its subject, or the owner in private)."""
     with errors(as_json), open_memory(db, create=create) as mem:
-        fact = mem.update(ctx, fact_id, text)
+        fact = mem.update(ctx, fact_id, text_or_stdin(text))
     emit(as_json, fact.to_dict(), lambda: out.print(f"updated {fact.id}"))
 
 
 @app.command()
 @with_context
 def context(
-    query: Annotated[str, typer.Argument(help="What the conversation is about.")],
+    query: Annotated[
+        str, typer.Argument(help="What the conversation is about (`-`: read it from stdin).")
+    ],
     ctx: Context,
     max_tokens: Annotated[int, typer.Option("--max-tokens", help="Token budget.")] = 800,
     db: DbOpt = None,
@@ -215,22 +219,30 @@ def context(
 ) -> None:
     """Print the prompt context for this conversation: identity block plus recalled facts."""
     with errors(as_json), open_memory(db, create=create) as mem:
-        text = mem.prompt_context(ctx, query, max_tokens=max_tokens)
+        text = mem.prompt_context(ctx, text_or_stdin(query), max_tokens=max_tokens)
     emit(as_json, {"context": text}, lambda: print(text))
 
 
 @app.command("forget-subject")
 @with_context
 def forget_subject(
-    subject: Annotated[str, typer.Argument(help="The actor to erase, platform:id.")],
     ctx: Context,
+    subject: Annotated[
+        str | None,
+        typer.Argument(help="The actor to erase, platform:id (default: the one speaking)."),
+    ] = None,
     db: DbOpt = None,
     create: CreateOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Erase everything about a person and destroy their keys (owner in private, or self)."""
-    with errors(as_json), open_memory(db, create=create) as mem:
-        report = mem.forget_subject(ctx, subject)
+    """Erase everything about a person and destroy their keys (owner in private, or self:
+    "forget me", with no SUBJECT)."""
+    with errors(as_json):
+        subject = subject or ctx.actor
+        if subject is None:
+            raise InvalidInput("name the actor to erase (this context has no actor)")
+        with open_memory(db, create=create) as mem:
+            report = mem.forget_subject(ctx, subject)
     emit(as_json, report, lambda: out.print(_erasure_line(f"forgot {subject}", report)))
 
 
@@ -273,14 +285,22 @@ def log(
     with errors(as_json), open_memory(db, create=create) as mem:
         rows = mem.access_log(ctx, limit)
     data = [
-        {"at": iso(r.at), "kind": r.kind, "code": r.code, "scope": r.scope, "surface": r.surface}
+        {
+            "at": iso(r.at),
+            "kind": r.kind,
+            "code": r.code,
+            "scope": r.scope,
+            "surface": r.surface,
+            "count": r.count,
+        }
         for r in rows
     ]
+    columns = ("at", "kind", "code", "scope", "surface", "count")
 
     def human() -> None:
-        t = Table("at", "kind", "code", "scope", "surface")
+        t = Table(*columns)
         for d in data:
-            t.add_row(*(str(d[k] or "") for k in ("at", "kind", "code", "scope", "surface")))
+            t.add_row(*(str(d[k] or "") for k in columns))
         out.print(t)
 
     emit(as_json, {"events": data}, human)
@@ -377,48 +397,45 @@ def keys_rotate(
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Re-wrap every data key under a new master key (facts are not re-encrypted).
+    """Re-wrap every data key under a new master key (facts are not re-encrypted); first
+    give every partition that had something erased a fresh data key. With a key file, every
+    process reading it (a running server) follows; with CONFIDANTE_MASTER_KEY, no other
+    process may have the database open.
 
-    Backups made before the rotation still need the old key: keep it with --keep-old-key."""
-    from ...services.lifecycle import rotate_key_file
-    from ...vault.crypto import encode_key, parse_master_key, read_key_file, write_key_file
-    from ...vault.crypto import new_key as fresh_key
+    Backups made before the rotation still need the old key: keep it with --keep-old-key
+    (which also keeps what was erased before this rotation readable in those backups)."""
+    from ...services.lifecycle import complete_erasure
+    from ...vault.crypto import encode_key, parse_master_key, write_key_file
 
     with errors(as_json):
-        settings = load_settings()
-        target = db_target(db)
-        new = parse_master_key(new_key) if new_key else fresh_key()
+        new = parse_master_key(new_key) if new_key else None
         if keep_old_key is not None and keep_old_key.exists():
             raise InvalidInput("--keep-old-key names a file that exists; choose a new path")
         with open_memory(db) as mem:
-            env_key = settings.master_key is not None or is_postgres_url(target)
-            key_file = key_file_path(Path(target), settings)
+            from_file = mem.keys.rotatable
+            key_file = mem.keys.key_file.path if mem.keys.key_file is not None else None
             if keep_old_key is not None:
-                old = (
-                    parse_master_key(settings.master_key.get_secret_value())
-                    if settings.master_key is not None
-                    else read_key_file(key_file)
-                )
-                write_key_file(keep_old_key, old)
-            if env_key:
-                mem.rotate_master_key(new)
-            else:
-                rotate_key_file(mem, key_file, new)
+                write_key_file(keep_old_key, mem.keys.current_master())
+            report = complete_erasure(mem, rotate=True, new_key=new)
+            current = mem.keys.current_master()
         data: dict[str, Any] = {
             "rotated": True,
-            "key_file": None if env_key else str(key_file),
+            "key_file": str(key_file) if from_file else None,
+            "partitions_rekeyed": report["partitions_rekeyed"],
             "old_key_kept": str(keep_old_key) if keep_old_key else None,
             "warning": None if keep_old_key else BACKUP_WARNING,
         }
-        if env_key and not new_key:
-            data["new_master_key"] = encode_key(new)  # shown once: set CONFIDANTE_MASTER_KEY
+        if not from_file and not new_key:
+            data["new_master_key"] = encode_key(current)  # shown once: set CONFIDANTE_MASTER_KEY
 
     def human() -> None:
         if "new_master_key" in data:
             out.print("rotated; set CONFIDANTE_MASTER_KEY to (shown only now):")
             print(data["new_master_key"])
+        elif from_file:
+            out.print(f"rotated; key file {key_file} updated (every process using it follows)")
         else:
-            out.print(f"rotated; key file {key_file} updated")
+            out.print("rotated; use the new key from now on")
         if keep_old_key:
             out.print(
                 f"the old key is in {keep_old_key} (mode 0600): restore an earlier backup with "
@@ -437,7 +454,7 @@ def backup(
     as_json: JsonOpt = False,
 ) -> None:
     """A consistent online copy of the database, still encrypted. Keep the master key
-    apart from it: `restore` will need it (--key-file or --key) on a new machine."""
+    apart from it: `restore` will need it (--key-file or --key-stdin) on a new machine."""
     with errors(as_json), open_memory(db) as mem:
         path = mem.backup(dest)
     emit(
@@ -456,17 +473,28 @@ def restore(
         Path | None,
         typer.Option("--key-file", help="The backup's master key file (default: BACKUP.key)."),
     ] = None,
+    key_stdin: Annotated[
+        bool,
+        typer.Option("--key-stdin", help="Read the backup's master key (base64) from stdin."),
+    ] = False,
     key: Annotated[
-        str | None, typer.Option("--key", help="The backup's master key, base64 of 32 bytes.")
+        str | None,
+        typer.Option(
+            "--key",
+            help="The backup's master key, base64 of 32 bytes. Visible to other local users "
+            "in the process list: prefer --key-stdin, --key-file or CONFIDANTE_MASTER_KEY.",
+        ),
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing database.")] = False,
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Put a backup in place (a new path or, with --force, over the database), after
-    checking that its master key opens it. The key comes from --key-file or --key, else
-    CONFIDANTE_MASTER_KEY, the database's key file, or a key file beside the backup; the
-    restored database gets a key file beside it so it opens as it is."""
+    checking that its master key opens it. The key comes from --key-stdin, --key-file or
+    --key, else CONFIDANTE_MASTER_KEY, the database's key file, or a key file beside the
+    backup; the restored database gets a key file beside it so it opens as it is. A key
+    given with --key is visible to every local user while the command runs (the process
+    list): pipe it in with --key-stdin instead."""
     from ...services.lifecycle import backup_opens_with
     from ...services.lifecycle import restore as restore_db
     from ...vault.crypto import key_file_for, parse_master_key, read_key_file, write_key_file
@@ -483,7 +511,11 @@ def restore(
             if settings.master_key is not None
             else None
         )
-        if key is not None:
+        if sum((key is not None, key_file is not None, key_stdin)) > 1:
+            raise InvalidInput("give the key one way: --key-stdin, --key-file or --key")
+        if key_stdin:
+            master = parse_master_key(text_or_stdin(STDIN).strip())
+        elif key is not None:
             master = parse_master_key(key)
         elif key_file is not None:
             master = read_key_file(key_file)
@@ -497,7 +529,7 @@ def restore(
             if not candidates:
                 raise MasterKeyMissing(
                     "no key for this backup here: give its master key with --key-file PATH "
-                    "or --key BASE64"
+                    "or --key-stdin"
                 )
             master = next((k for k in candidates if backup_opens_with(src, k)), candidates[0])
         if env_key is not None and env_key != master:

@@ -1,11 +1,14 @@
 """What every CLI command shares: the database and `--json` options, the context flags
-(`--as ACTOR` plus exactly one surface flag), and how errors are printed."""
+(`--as ACTOR` plus exactly one surface flag) or the context an agent host pins in
+`CONFIDANTE_CONTEXT`, text read from stdin (`-`), and how errors are printed."""
 
 from __future__ import annotations
 
 import functools
 import inspect
 import json
+import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -14,9 +17,10 @@ import typer
 from rich.console import Console
 
 from ...config import load_settings
-from ...errors import ConfidanteError, DatabaseMissing, InvalidContext
+from ...errors import ConfidanteError, DatabaseMissing, InvalidContext, InvalidInput
 from ...memory import Memory
 from ...model import Context
+from ...services.credentials import agent_context
 from ...store.postgres import is_postgres_url
 
 out = Console(soft_wrap=True)
@@ -146,9 +150,52 @@ def context_flags(
     return decorate
 
 
+CONTEXT_ENV = "CONFIDANTE_CONTEXT"
+"""An agent host that runs the CLI for a chat message sets this to the message's context,
+as the API takes it (`{"surface": "dm", "actor": "discord:42"}`): the identity then comes
+from the host, never from arguments a model wrote. Context flags are refused while it is
+set, and it may name only what an agent key may (no owner-only surface)."""
+
+
+def pinned_context(flags: dict[str, Any]) -> Context | None:
+    """The context `CONFIDANTE_CONTEXT` pins, or None when it is not set."""
+    raw = os.environ.get(CONTEXT_ENV)
+    if raw is None:
+        return None
+    if any(v not in (None, False) for v in flags.values()):
+        raise InvalidContext(
+            f"{CONTEXT_ENV} sets the context here (the agent host's): context flags are refused"
+        )
+    try:
+        spec = json.loads(raw)
+    except json.JSONDecodeError:
+        spec = None
+    if not isinstance(spec, dict):
+        raise InvalidContext(f"{CONTEXT_ENV} must be a JSON context object (surface, actor, ...)")
+    return agent_context(spec)
+
+
 def _context_from_flags(flags: dict[str, Any], kwargs: dict[str, Any]) -> Context:
     with errors(kwargs.get("as_json", False)):
-        return build_context(**flags)
+        return pinned_context(flags) or build_context(**flags)
+
+
+STDIN = "-"
+MAX_STDIN_BYTES = 1_048_576
+
+
+def text_or_stdin(value: str) -> str:
+    """`-` reads the text from stdin (UTF-8): a message never has to pass through a shell
+    command line, where `$(...)` and backticks would run."""
+    if value != STDIN:
+        return value
+    data = sys.stdin.buffer.read(MAX_STDIN_BYTES + 1)
+    if len(data) > MAX_STDIN_BYTES:
+        raise InvalidInput(f"stdin is longer than {MAX_STDIN_BYTES} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidInput("stdin is not UTF-8 text") from None
 
 
 with_context = context_flags("ctx", _context_from_flags)
@@ -177,11 +224,6 @@ class errors:
 def db_target(db: str | None) -> str:
     """The database a command works on: `--db`, else CONFIDANTE_DB, else the default path."""
     return db or str(load_settings().db)
-
-
-def shown_db(target: str) -> str:
-    """How a database is named in messages: a file path, never a URL (it may hold a password)."""
-    return "the PostgreSQL database" if is_postgres_url(target) else target
 
 
 def open_memory(db: str | None, *, create: bool = False) -> Memory:

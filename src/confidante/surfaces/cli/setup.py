@@ -26,6 +26,7 @@ from ...config import (
     load_settings,
     reference,
     reference_markdown,
+    shown_db,
 )
 from ...engine import key_file_path
 from ...errors import ConfidanteError, InvalidActor, OwnerMissing
@@ -33,7 +34,7 @@ from ...memory import Memory
 from ...model import normalize_actor
 from ...services.credentials import AgentKeys, password_is_set, set_password
 from ...store.postgres import is_postgres_url
-from .flags import DbOpt, JsonOpt, db_target, emit, err, errors, out, shown_db
+from .flags import DbOpt, JsonOpt, db_target, emit, err, errors, out
 
 FIRST_AGENT = "first-agent"
 OWNER_HELP = (

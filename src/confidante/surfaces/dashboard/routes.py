@@ -218,10 +218,13 @@ def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -
 
     def attempt(request: Request, password: str) -> bool:
         if throttle.blocked(client(request)):
+            mem.record_denial("dashboard", "login_throttled")
             raise _Stop(refuse(request, None, "Too many attempts; wait a few minutes.", 429))
         if check_password(mem, password):
             return True
         throttle.fail(client(request))
+        # In the owner's log, counted per minute (a flood adds to one row's count).
+        mem.record_denial("dashboard", "login_failed")
         return False
 
     def change(action: Callable[[], str], s: Session, fallback: str, done: str) -> Response:
@@ -381,9 +384,9 @@ def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -
         s = check_post(request, logged_in(request), csrf)
 
         def act() -> str:
-            back = f"{PREFIX}/{_SECTIONS[visible_in_general(fact_id).scope]}"
-            mem.update(private(), fact_id, text)
-            return back
+            fact = visible_in_general(fact_id)  # a short id is resolved once, here
+            mem.update(private(), fact.id, text)
+            return f"{PREFIX}/{_SECTIONS[fact.scope]}"
 
         return change(act, s, f"{PREFIX}/people", "Saved.")
 
@@ -392,9 +395,9 @@ def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -
         s = check_post(request, logged_in(request), csrf)
 
         def act() -> str:
-            back = f"{PREFIX}/{_SECTIONS[visible_in_general(fact_id).scope]}"
-            mem.forget(private(), fact_id)
-            return back
+            fact = visible_in_general(fact_id)  # a short id is resolved once, here
+            mem.forget(private(), fact.id)
+            return f"{PREFIX}/{_SECTIONS[fact.scope]}"
 
         return change(act, s, f"{PREFIX}/people", "Deleted.")
 
@@ -490,8 +493,7 @@ def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -
         s = check_post(request, elevated(request), csrf)
 
         def act() -> str:
-            owner_fact(fact_id)
-            mem.update(private(), fact_id, text)
+            mem.update(private(), owner_fact(fact_id).id, text)
             return f"{PREFIX}/owner"
 
         return change(act, s, f"{PREFIX}/owner", "Saved.")
@@ -501,8 +503,7 @@ def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -
         s = check_post(request, elevated(request), csrf)
 
         def act() -> str:
-            owner_fact(fact_id)
-            mem.forget(private(), fact_id)
+            mem.forget(private(), owner_fact(fact_id).id)
             return f"{PREFIX}/owner"
 
         return change(act, s, f"{PREFIX}/owner", "Deleted.")

@@ -1,8 +1,8 @@
 """Request and response bodies of the `/v1` API.
 
 The context object is what a chat adapter knows from its platform's authenticated metadata.
-`to_context` maps it onto the core's `Context.from_spec`; which surfaces an agent may assert
-is `policy.AGENT_SURFACES`, and who may read or write what is the core's too.
+`to_context` maps it onto the core's `Context.from_spec`; what an agent may assert is
+`policy.agent_context_denial`, and who may read or write what is the core's too.
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from ...errors import ERROR_CODES
 from ...model import Context, Fact, Hit
-from ...policy import AGENT_SURFACES
+from ...policy import AGENT_SURFACES, agent_context_denial
 from ...services.paging import iso
 from .errors import ApiError
 
@@ -87,7 +88,10 @@ class ContextIn(BaseModel):
                 "agent keys may assert only dm, group_dm, guild_text, guild_voice and "
                 "background contexts",
             )
-        return Context.from_spec(self.spec())
+        ctx = Context.from_spec(self.spec())
+        if code := agent_context_denial(ctx):
+            raise ApiError(403, code, ERROR_CODES[code].example)
+        return ctx
 
     def spec(self) -> dict[str, Any]:
         """The stored form of a pinned identity (sealed; it holds a raw actor id)."""
@@ -237,6 +241,7 @@ class DenialOut(BaseModel):
     code: str
     scope: str | None = None
     surface: str
+    count: int = 1  # identical events within one minute share one entry
 
     @classmethod
     def of(cls, row: Any) -> DenialOut:
@@ -246,6 +251,7 @@ class DenialOut(BaseModel):
             code=row.code,
             scope=row.scope,
             surface=row.surface,
+            count=getattr(row, "count", 1),
         )
 
 

@@ -1,0 +1,116 @@
+"""Real processes for the deployment tests: `confidante serve` and CLI commands, each a
+subprocess with its own environment, talking over loopback."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from conftest import OWNER
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def base_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CONFIDANTE_")}
+    env.update(
+        {
+            "CONFIDANTE_OWNER_IDS": OWNER,
+            "CONFIDANTE_CONFIG": str(tmp_path / "no-config.toml"),
+            "XDG_CONFIG_HOME": str(tmp_path / "xdg-config"),
+            "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
+    env.update(extra)
+    return env
+
+
+@dataclass
+class Done:
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+
+def cli(env: dict[str, str], *args: str, stdin: str | None = None, timeout: float = 120) -> Done:
+    r = subprocess.run(
+        [sys.executable, "-m", "confidante", *args],
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    return Done(r.returncode, r.stdout, r.stderr)
+
+
+@dataclass
+class Server:
+    """A running `confidante serve` subprocess."""
+
+    proc: subprocess.Popen[str]
+    url: str
+    log: Path
+    client: httpx.Client = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.client = httpx.Client(base_url=self.url, timeout=30)
+
+    def stop(self) -> int:
+        self.client.close()
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)  # uvicorn's graceful shutdown
+            try:
+                return self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                return self.proc.wait(timeout=30)
+        return int(self.proc.returncode)
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+
+def serve(env: dict[str, str], log: Path, *args: str) -> Server:
+    port = free_port()
+    out = log.open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "confidante", "serve", "--port", str(port), *args],
+        env=env,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError("confidante serve exited:\n" + log.read_text())
+        try:
+            if httpx.get(f"{url}/v1/stats", timeout=2).status_code == 401:
+                break  # up (and authenticating)
+        except httpx.HTTPError:
+            pass
+        if time.monotonic() > deadline:
+            proc.kill()
+            raise RuntimeError("confidante serve did not start:\n" + log.read_text())
+        time.sleep(0.1)
+    return Server(proc, url, log)
