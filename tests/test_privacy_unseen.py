@@ -69,6 +69,12 @@ T3 = [
     ("wir wohnen Im Grund 7 in 79100 Freiburg", "street_address", "Im Grund 7"),
     ("I live at 221B Baker Street with my landlady", "street_address", "221B Baker"),
     ("上海市静安区南京西路1266弄8号", "street_address", "1266弄8号"),
+    ("地址是西安市雁塔区长安南路东段88号", "street_address", "88号"),
+    # a verb phrase between the cue and the value; a code noun with a short code
+    ("mein Personalausweis hat die Nummer L7H4K2R19", "gov_id", "L7H4K2R19"),
+    ("Sicherheitscode der Haustür: 93A7", "credential", "93A7"),
+    # a French filler word ("bref") is not a reference number
+    ("bon, bref, mon portable c'est 07 81 44 20 93", "phone", "07 81 44 20 93"),
 ]
 
 # Ordinary chat that only looks like T3.
@@ -95,6 +101,10 @@ ORDINARY = [
     "we were at the dot com party in 1999",
     "look at google dot com for the answer",
     "j'habite Paris 15e depuis 2010",
+    "le musée d'Orsay est au 1 rue de la Légion d'Honneur",
+    "die Botschaft ist in der Wilhelmstraße 70 in Berlin",
+    "el estadio está en Avenida de Concha Espina 1",
+    "on compte 1 234 567 890 étoiles, à peu près",
     "spelling words: ocean river mountain valley forest desert island canyon mirror meadow "
     "fossil volcano",
 ]
@@ -151,6 +161,7 @@ def test_redact_mode_keeps_the_sentence_around_a_spelled_email(backend: str, key
         ("Nina Okafor keeps the spreadsheet", "person_name"),
         ("Herr Albrecht Vogel repariert das Dach", "person_name"),
         ("Camille Roux gère les inscriptions", "person_name"),
+        ("Hélène Garnier tient la caisse", "person_name"),
         ("Sergio Paredes trae la guitarra", "person_name"),
         ("赵敏是我们的队长", "person_name"),
         ("我们和周杰一起去", "person_name"),
@@ -178,6 +189,7 @@ def test_public_memory_refuses_identifiers_it_cannot_coarsen(
         ("mi hermana sale del trabajo a las 17:45", "17:45", "trabajo por la tarde"),
         ("他每天晚上十点半睡觉", "十点半", "他每天深夜睡觉"),
         ("she parks on Birch Lane and 4th", "Birch", "parks on a street corner"),
+        ("elle prend son café chaque matin à 7h05", "7h05", "chaque matin tôt le matin"),
         ("我每天下午4点接孩子", "4点", "我每天下午接孩子"),
         ("the twins finish swim practice at 4:50pm", "4:50", "in the afternoon"),
         ("he walks the dog on 9th and Elm", "9th", "on a street corner"),

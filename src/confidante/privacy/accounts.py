@@ -97,6 +97,9 @@ _CUE_TAIL = r"(?i:[-\s]?(?:ID|IdNr|Nr\.?|Nummer|n[°ºo]\.?|num\.?|number|no\.?)
 _INTL_SEP = (
     r"(?:\s*(?i:[:=]|是|为|為|ist|lautet|est|c['\u2019]est(?:\s+le)?|es|é|n[°ºo]\.?|nr\.?)\s*"
     r"|\s+)"
+    # "hat die Nummer", "a le numéro", "tiene el número", "has the number"
+    r"(?i:(?:hat|has|a|tiene|tem|ha)\s+(?:die|the|le|el|o|il)\s+"
+    r"(?:Nummer|number|num[ée]ro|n[úu]mero|numero)\s*:?\s*)?"
 )
 _INTL_GOV_CUED = re.compile(
     rf"(?i:{cues.GOV_ID_CUES}){_CUE_TAIL}{_INTL_SEP}"
@@ -171,7 +174,9 @@ def find_gov_ids(text: str) -> Iterator[Finding]:
                 yield Finding("gov_id", m.start(), m.end())
     for m in _INTL_GOV_CUED.finditer(text):
         value = m.group("id").rstrip(" .-/")
-        if sum(ch.isdigit() for ch in value) >= 6:
+        digits = sum(ch.isdigit() for ch in value)
+        # passport and identity-card numbers mix letters and digits: "L7H4K2R19"
+        if digits >= 6 or (digits >= 4 and len(value.replace(" ", "")) >= 8):
             yield Finding("gov_id", m.start("id"), m.start("id") + len(value))
 
 

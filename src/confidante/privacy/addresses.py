@@ -130,7 +130,8 @@ _ADDRESS_PART = re.compile(
 _ZH_ADDRESS = re.compile(
     r"(?:[\u4e00-\u9fff]{1,8}?(?:省|自治区|特别行政区|市|区|县|旗|镇|乡|街道)\s*)*"
     r"[\u4e00-\u9fff\w]{1,12}?(?:路|街|大街|大道|道|巷|弄|胡同|里)"
-    r"(?:\s*[一二三四五六七八九十\d]{1,3}\s*段)?(?:\s*\d{1,5}\s*(?:弄|巷|支弄))?\s*\d{1,5}\s*(?:号|號)"
+    r"(?:\s*(?:[一二三四五六七八九十\d]{1,3}|[东南西北中])\s*段)?(?:\s*\d{1,5}\s*(?:弄|巷|支弄))?"
+    r"\s*\d{1,5}\s*(?:号|號)"
     r"(?:\s*[\u4e00-\u9fff]{0,10}?\s*\d{1,5}\s*(?:号楼|号院|栋|幢|楼|座|单元|层|室|号|房))*"
     r"|[\u4e00-\u9fff]{1,10}(?:小区|花园|公寓|大厦|家园|新村|苑|村)\s*\d{1,4}\s*(?:栋|幢|号楼|座)"
     r"(?:\s*\d{1,3}\s*单元)?(?:\s*\d{1,5}\s*(?:室|号|房))?"
@@ -274,9 +275,30 @@ _PERSONAL_RESIDENCE = re.compile(
 )
 
 
+# A public institution named just before the address: its address, not a person's ("le
+# Louvre est au 99 rue de Rivoli", "the embassy at 24 Grosvenor Square", "故宫博物院在...").
+_PUBLIC_PLACE_BEFORE = re.compile(
+    r"(?i:\b(?:museum|mus[ée]e|museo|palace|palais|palacio|palast|cathedral|cath[ée]drale"
+    r"|catedral|dom|embassy|ambassade|embajada|botschaft|consulate|consulat|consulado"
+    r"|konsulat|ministry|minist[èe]re|ministerio|ministerium|parliament|parlement|parlamento"
+    r"|bundestag|town\s+hall|city\s+hall|mairie|h[ôo]tel\s+de\s+ville|ayuntamiento|rathaus"
+    r"|theat(?:er|re)|th[ée][âa]tre|teatro|opera|op[ée]ra|stadium|stade|estadio|stadion"
+    r"|station|gare|estaci[óo]n|bahnhof|airport|a[ée]roport|aeropuerto|flughafen|university"
+    r"|universit[ée]|universidad|universit[äa]t|library|biblioth[èe]que|biblioteca|bibliothek"
+    r"|church|[ée]glise|iglesia|kirche|zoo|louvre|[ée]lys[ée]e|white\s+house|casa\s+blanca"
+    r"|casa\s+rosada|kanzleramt|reichstag|headquarters|HQ)\b)|博物馆|博物院|大使馆|领事馆"
+    r"|医院|图书馆|体育馆|火车站|机场|政府|大学"
+)
+
+
 def _famous(text: str, f: Finding) -> bool:
-    """A famous public address mentioned in passing (no personal residence cue before)."""
-    span = "".join(text[f.start : f.end].lower().replace("-", "").split())
-    if not any(a in span for a in _FAMOUS):
+    """A famous public address, or a public institution's, mentioned in passing (with no
+    personal residence cue before it)."""
+    before = text[max(0, f.start - 60) : f.start]
+    if _PERSONAL_RESIDENCE.search(before):
         return False
-    return not _PERSONAL_RESIDENCE.search(text[max(0, f.start - 60) : f.start])
+    span = "".join(text[f.start : f.end].lower().replace("-", "").split())
+    if any(a in span for a in _FAMOUS):
+        return True
+    sentence = re.split(r"[.!?\n]\s", before)[-1]
+    return _PUBLIC_PLACE_BEFORE.search(sentence[-50:]) is not None

@@ -138,7 +138,7 @@ _PHONE_CUE = re.compile(
 )
 # Numbers that are something else when one of these names them.
 _OTHER_NUMBER = re.compile(
-    r"(?:order|invoice|tracking|ticket|ref(?:erence)?|id|isbn|ean|upc|serial|version|build|"
+    r"(?:order|invoice|tracking|ticket|\bref(?:erence)?|\bid\b|isbn|ean|upc|serial|version|build|"
     r"package|parcel|shipment|confirmation|booking|reservation|receipt|policy|claim|"
     r"member(?:ship)?|customer|product|item|model|meeting|"
     r"case|account|acct|routing|sort\s*code|card|iban|ssn|social|passport|licen[cs]e|"
@@ -150,7 +150,7 @@ _OTHER_NUMBER = re.compile(
     r"\blott?o|lotter|ganador|gagnant|tirage|sorteo|quiniela|bingo|euromillion|powerball|"
     r"双色球|彩票|大乐透|\bcharge\b|\blote?\b|\bbatch|批号|"
     r"\bclient|\bcliente|\bkunde|\babonn|\bsocio|contrat|vertrag|dossier|expediente|aktenzeichen|"
-    r"\bnr\b\.?|\bn[°º]|ersatzteil\w*|artikel\w*|teilenummer|r[ée]f\b\.?|r[ée]f[ée]rence|pi[èe]ce|"
+    r"\bnr\b\.?|\bn[°º]|ersatzteil\w*|artikel\w*|teilenummer|\br[ée]f\b\.?|r[ée]f[ée]rence|pi[èe]ce|"
     r"referencia|pieza|modelo|mod[eè]le|c[óo]digo\s+del?\s+producto|\bgu[íi]a\b|seguimiento|"
     r"suivi|\b(?:dhl|ups|fedex|usps|gls|dpd|hermes|correos|colissimo|chronopost|estafeta)\b|"
     r"顺丰|中通|圆通|韵达|申通|京东|型号|配件|编码)"
@@ -173,6 +173,8 @@ _STARTS_WITH_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?!\d)|(?:19|20)\d{2}-")
 
 
 _DECIMAL = re.compile(r"\d+\.\d+")
+# "2 147 483 647": a large number with thin-space thousands, as French and others write it
+_THOUSANDS = re.compile(r"\d{1,3}(?: \d{3}){3,}|\d(?: \d{3}){2,}")
 # Numbers a business publishes (toll-free, shared-cost, premium, "universal access"):
 # nobody's personal number.
 _SERVICE_TYPES = frozenset(
@@ -192,6 +194,8 @@ def find_phones(text: str) -> Iterator[Finding]:
         if digits < 7 or digits > 15 or _DATE_LIKE.match(candidate.strip()):
             continue
         if _DECIMAL.fullmatch(candidate):  # "3.14159265", "37.400068": never a phone number
+            continue
+        if _THOUSANDS.fullmatch(candidate) and not candidate.startswith("0"):
             continue
         before = text[max(0, run.start() - 30) : run.start()]
         cue = _PHONE_CUE.search(before) is not None

@@ -486,10 +486,13 @@ def find_multilingual(text: str) -> Iterator[Finding]:
             yield Finding(CATEGORY, start, end)
 
 
+_CODE_NOUN = re.compile(r"(?i:code|c[óo]digo)\s*$")
+
+
 def _eu_plausible(value: str, noun: str) -> bool:
     if not value or _CODE_REFERENCE.match(value) or "(" in value:
         return False
-    if _EU_PIN.search(noun.strip()):  # a digicode may hold letters: "4B72A"
+    if _EU_PIN.search(noun.strip()) or _CODE_NOUN.search(noun):  # "4B72A", "4711B"
         digits = sum(ch.isdigit() for ch in value)
         return len(value) <= 12 and (digits >= 4 or (digits >= 3 and value.isalnum()))
     word = value.lower().strip(".,!?")

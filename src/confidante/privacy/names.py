@@ -10,6 +10,7 @@ enough: "I read Stephen King" names a stranger.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
 from functools import cache
 from importlib.resources import files
@@ -151,6 +152,10 @@ def _bare(word: str) -> str:
     return word
 
 
+def _unaccented(word: str) -> str:
+    return "".join(ch for ch in unicodedata.normalize("NFD", word) if not unicodedata.combining(ch))
+
+
 def find(text: str) -> Iterator[Finding]:
     """Yield person-name spans in ``text``."""
     plain, common, mostly_not = _name_lists()
@@ -158,7 +163,12 @@ def find(text: str) -> Iterator[Finding]:
     for m in _WORD.finditer(text):
         if m.start() < last_end:
             continue
+        # "Élodie" is looked up as "Elodie" (same length: the span does not move)
         word = _bare(m.group())
+        if not word.isascii() and word not in plain:
+            bare = _unaccented(word)
+            if len(bare) == len(word) and bare in plain:
+                word = bare
         before = text[max(0, m.start() - 48) : m.start()]
         if _inside_proper_noun(before) and not _STRONG_BEFORE.search(before):
             continue  # "New York", "Golden Gate": part of a longer proper noun

@@ -53,7 +53,7 @@ _ROUTINE = re.compile(
 )
 # A clock reading that is not a time: scores, ratios, versions.
 _NOT_A_TIME_BEFORE = re.compile(
-    r"(?:score|ratio|aspect|version|v|odds|won|lost|beat|in|took|takes|lasted|time\s+of|"
+    r"\b(?:score|ratio|aspect|version|v|odds|won|lost|beat|in|took|takes|lasted|time\s+of|"
     r"pace|record|best)\W*$",
     re.I,
 )
