@@ -219,3 +219,15 @@ def test_public_memory_keeps_what_names_nobody(mem: Memory, text: str) -> None:
 def test_generalise_keeps_chinese_in_chinese() -> None:
     g = generalise("她每周一早上7:30去游泳")
     assert g.text == "她每周一清晨去游泳" and not g.remaining
+
+
+def test_public_stats_hold_no_names_times_or_ids_in_other_languages(mem: Memory) -> None:
+    for trigger in ("Tom Becker fragt nach dem Wetter", "李伟问天气", "ban 402918374650192837."):
+        with pytest.raises(IdentifierRefused):
+            mem.record_pattern(trigger, ["weather"])
+    mem.record_pattern("er fragt jeden Morgen um 6:40 nach dem Wetter", ["weather"])
+    mem.record_pattern("她每天晚上9:30问天气", ["weather"])
+    stats = str(mem.public_stats())
+    assert "6:40" not in stats and "9:30" not in stats
+    assert "jeden Morgen frühmorgens nach dem Wetter" in stats and "她每天晚上问天气" in stats
+    assert mem.audit()["ok"]

@@ -292,9 +292,14 @@ _ZH_BEFORE = (
     r"|(?<=告诉|通知|提醒))"
 )
 _ZH_AFTER = (
-    r"是|在|说|对|和|跟|今天|昨天|明天|每|住|也|都|很|去|来|喜欢|不|要|会|有|打|给|刚|又|还|已经|正在"
-    r"|一直|经常|总是|特别|最|负责|把|被|生日|过敏|阿姨|叔叔|先生|女士|小姐|老师|医生|师傅|哥|姐"
-    r"|同学|同事|家|他|她|一起|一块|聊|吃|见|做|买|[,.!?。]|$"
+    r"是|在|说|讲|对|和|跟|与|向|给|今天|昨天|明天|每|住|也|都|很|去|来|喜欢|不|没|要|会|能|想|有|打"
+    r"|刚|又|还|已经|正在|一直|经常|总是|特别|最|负责|把|被|生日|过敏|阿姨|叔叔|先生|女士|小姐|老师"
+    r"|医生|师傅|哥|姐|同学|同事|家|他|她|一起|一块|聊|吃|喝|见|做|买|问|找|叫|让|帮|送|拿|带|用|写"
+    r"|学|教|玩|唱|跑|走|坐|请|陪|约|等|发|回|到|从|觉得|认为|知道|需要|告诉|上班|下班|[,.!?。]|$"
+)
+# Characters that do not start a given name: "钱不够" is "not enough money", not 钱不.
+_ZH_NOT_GIVEN = frozenset(
+    "的了在是和与跟给对把被说要会有这那我你他她它们一个不没很都也就还又才吗呢吧啊"
 )
 _ZH_PERSON = re.compile(
     rf"{_ZH_BEFORE}(?P<n>(?:{_ZH_DOUBLE_SURNAMES}|[{_ZH_SURNAMES}])[\u4e00-\u9fff]{{1,2}}?)"
@@ -323,6 +328,9 @@ def _chinese_people(text: str) -> Iterator[Finding]:
     for m in _ZH_PERSON.finditer(text):
         name = m.group("n")
         if name in _ZH_NOT_NAMES or name[:2] in _ZH_NOT_NAMES or name[-1] in _ZH_PLACE_ENDS:
+            continue
+        given = name[2:] if name[:2] in _ZH_DOUBLE_SURNAMES.split("|") else name[1:]
+        if given[:1] in _ZH_NOT_GIVEN:
             continue
         yield Finding(CATEGORY, m.start("n"), m.end("n"))
 
