@@ -73,6 +73,12 @@ T3 = [
     # a verb phrase between the cue and the value; a code noun with a short code
     ("mein Personalausweis hat die Nummer L7H4K2R19", "gov_id", "L7H4K2R19"),
     ("Sicherheitscode der Haustür: 93A7", "credential", "93A7"),
+    # driving licences in other languages; 2FA recovery codes; a code in a compound noun
+    ("mi carné de conducir es 48215736", "gov_id", "48215736"),
+    ("numéro de permis 09AB77123", "gov_id", "09AB77123"),
+    ("my recovery codes are 3381-9920 and 1174-5521", "credential", "3381-9920"),
+    ("Schließfachcode 7-2-9-4", "credential", "7-2-9-4"),
+    ("寄到上海市徐汇区衡山坊8号", "street_address", "8号"),
     # a French filler word ("bref") is not a reference number
     ("bon, bref, mon portable c'est 07 81 44 20 93", "phone", "07 81 44 20 93"),
 ]

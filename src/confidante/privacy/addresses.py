@@ -136,6 +136,9 @@ _ZH_ADDRESS = re.compile(
     r"|[\u4e00-\u9fff]{1,10}(?:小区|花园|公寓|大厦|家园|新村|苑|村)\s*\d{1,4}\s*(?:栋|幢|号楼|座)"
     r"(?:\s*\d{1,3}\s*单元)?(?:\s*\d{1,5}\s*(?:室|号|房))?"
     r"|\d{1,2}\s*丁目\s*\d{1,4}\s*(?:番地?|-)\s*\d{1,4}\s*号?"
+    # a garden, estate or square with a number, after its city or district: "海淀区清华园1号"
+    r"|(?:[\u4e00-\u9fff]{1,8}?(?:省|市|区|县)\s*)+[\u4e00-\u9fff]{1,8}?"
+    r"(?:园|苑|庄|坊|广场|大厦|小区|新村)\s*\d{1,5}\s*(?:号|號)"
 )
 _CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 # A European postal code and town after a street name and house number with no street word:

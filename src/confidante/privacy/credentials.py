@@ -122,6 +122,7 @@ _WORD_NOUN = (
 )
 _PIN_NOUN = (
     r"pin(?:\s*(?:code|number))?|combination|combo"
+    r"|(?:backup|recovery|2fa|mfa|otp)\s+codes?"
     r"|(?:door|gate|alarm|garage|lock|safe|locker|entry|access|security|unlock|keypad"
     r"|building|verification|2fa|otp|login|one[\s-]time)\s+(?:code|pin)"
     r"|code\s+(?:to|for)\s+(?:my|our|the)\s+[\w-]+"
@@ -294,7 +295,7 @@ _SECRET_HINT = re.compile(
 )
 # Stems of the cue words in other languages (and Chinese characters for secrets).
 _INTL_HINT = re.compile(
-    r"\b(?:pass|kennw|mots?\s+de\s+passe|mdp|contras|clave|c[oó]digo|code|pin|nip|senha|"
+    r"\b(?:pass|kennw|mots?\s+de\s+passe|mdp|contras|clave|c[oó]digo|\w*code|pin|nip|senha|"
     r"chiave|chave|cl[eé]|schl[üu]ssel|zugang|geheim|sicherheit|digicode|identifiants|llave|"
     r"parola|t[üu]rcode|passwort|m?tan\b|best[äa]tigungscode)"
     r"|密|口令|钥|鑰|助记|助記|验证|驗證|动态码|校验码|令牌|パスワード|暗証|비밀|암호",

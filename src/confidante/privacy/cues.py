@@ -98,7 +98,11 @@ GOV_ID_CUES = (
     r"num[ée]ro\s+de\s+s[ée]curit[ée]\s+sociale|s[ée]cu|NIR|num[ée]ro\s+fiscal|"
     r"num[ée]ro\s+de\s+passeport|passeport|carte\s+d['\u2019]identit[ée]|"
     r"pasaporte|n[úu]mero\s+de\s+(?:la\s+)?seguridad\s+social|c[ée]dula|documento\s+de\s+identidad|"
-    r"carteira\s+de\s+identidade|codice\s+fiscale|carta\s+d['\u2019]identit[àa]"
+    r"carteira\s+de\s+identidade|codice\s+fiscale|carta\s+d['\u2019]identit[àa]|"
+    # driving licences, social security in Latin America
+    r"F[üu]hrerschein(?:nummer)?|permis(?:\s+de\s+conduire)?|num[ée]ro\s+de\s+permis|"
+    r"licencia(?:\s+de\s+(?:conducir|manejo))?|carn[ée]t?\s+de\s+conducir|驾驶证(?:号)?|驾照(?:号)?|"
+    r"n[úu]mero\s+de\s+(?:afiliaci[óo]n|seguro\s+social)|NSS|RUN|RUT"
 )
 
 # Words that name a bank card or account.
