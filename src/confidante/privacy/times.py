@@ -1,7 +1,9 @@
-"""Exact clock times in someone's own routine ("I wake up at 6am"), and their part of day.
+"""Exact clock times in someone's routine ("I wake up at 6am", "er joggt um 5:45", "je pars
+à 7h10", "a las 6:20", "晚上9:45", "下午三点"), and their part of day.
 
-A time alone is not personal ("the cron job runs at 02:00 UTC"); it counts when the sentence
-speaks in the first person.
+A time alone is not personal ("the cron job runs at 02:00 UTC", "the store opens at 9am"); it
+counts when the sentence speaks of a person or a habit, in English, German, French, Spanish
+or Chinese, and not of a machine.
 """
 
 from __future__ import annotations
@@ -207,8 +209,6 @@ def _hour(m: re.Match[str], text: str) -> int:
     hour = int(raw) if raw.isdigit() else _NUMBER_WORDS[raw.lower()]
     if hour > 12 or (m.group("h1") and raw.startswith("0") and not m.group("ampm")):
         return hour  # "14:30", "02:00": a 24-hour clock
-    if m.group("h6") and hour <= 12 and m.group(0).rstrip().endswith(("h", "Uhr")):
-        pass  # "à 7h", "um 7 Uhr": the rest of the sentence says which half, as below
     marker = (m.group("ampm") or m.group("ampm2") or m.group("day") or "").lower().strip()
     if marker.startswith("p") or any(w in marker for w in _PM_MARKERS):
         return hour % 12 + 12
