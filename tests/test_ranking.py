@@ -67,3 +67,31 @@ def test_vectors_are_never_plaintext_on_disk(db_path, key) -> None:
     for dtype in (np.float16, np.float32):
         assert emb.astype(dtype).tobytes()[:16] not in blob
     assert emb.astype(np.float16).tobytes().hex()[:32].encode() not in blob
+
+
+TRANSCRIPT = [
+    "Melanie: The kids and I made clay bowls.",
+    "Caroline: Melanie, your kids must love making things with you!",
+    "Caroline: I started learning the piano last month.",
+]
+
+
+def test_a_speaker_the_query_names_is_read_first(mem: Memory) -> None:
+    """Transcript lines ("Name: text"): a question naming a speaker prefers what that speaker
+    said over lines that only address them."""
+    ctx = Context.dm(ALICE)
+    own, addressed, _ = mem.remember_many(ctx, TRANSCRIPT)
+    hits = mem.recall(ctx, "What did Melanie and the kids make?")
+    assert [h.fact.id for h in hits[:2]] == [own.id, addressed.id]
+    mem.pipeline.speaker_weight = 0.0  # the same words, read without the speaker
+    hits = mem.recall(ctx, "What did Melanie and the kids make?")
+    assert [h.fact.id for h in hits[:2]] == [addressed.id, own.id]
+
+
+def test_a_named_speaker_only_reorders_what_matches(mem: Memory) -> None:
+    ctx = Context.dm(ALICE)
+    mem.remember_many(ctx, TRANSCRIPT)
+    mem.remember(Context.dm(BOB), "Melanie: I made clay bowls with my kids.")  # Bob's silo
+    assert mem.recall(ctx, "stock market") == []  # naming nobody, matching nothing
+    hits = mem.recall(ctx, "what did Melanie make?", k=10)
+    assert hits and {h.fact.text for h in hits} <= set(TRANSCRIPT)  # never Bob's line

@@ -269,6 +269,7 @@ class Engine:
                         row,
                         o.fact,
                         o.vector,
+                        embedder=o.embedder,
                         context=o.context,
                         dependents=o.dependents,
                     )
@@ -425,7 +426,8 @@ class Engine:
             context = tuple(ids[max(0, i - embed_context) : i]) if vectors is not None else ()
             dependents = tuple(ids[i + 1 : i + 1 + embed_context]) if vectors is not None else ()
             vector = None if vectors is None else vectors[i]
-            item = (row, Opened(fact, vector, context, dependents))
+            made_by = None if vectors is None else self._vectors_by()
+            item = (row, Opened(fact, vector, made_by, context, dependents))
             (expired if expiries[i] <= now else rows).append(item)
             facts.append(fact)
         grace = to_ms(now + timedelta(days=self.settings.archive_grace_days))
@@ -507,7 +509,13 @@ class Engine:
             [
                 (
                     replace(row, updated_at=to_ms(now)),
-                    replace(old, fact=fact, vector=vector, context=context),
+                    replace(
+                        old,
+                        fact=fact,
+                        vector=vector,
+                        embedder=None if vector is None else self._vectors_by(),
+                        context=context,
+                    ),
                 )
             ]
         )
@@ -540,10 +548,34 @@ class Engine:
             context = self._existing(opened.context)
             vectors = self._embed([" ".join([*self._texts(context), opened.fact.text])])
             assert vectors is not None
-            items.append((row, replace(opened, vector=vectors[0], context=context)))
+            items.append(
+                (
+                    row,
+                    replace(
+                        opened, vector=vectors[0], embedder=self._vectors_by(), context=context
+                    ),
+                )
+            )
         if items:
             with contextlib.suppress(NotFound):  # a neighbour erased meanwhile needs nothing
                 self.write_sealed(items)
+
+    def vector_is_current(self, vector: Any, made_by: str | None) -> bool:
+        """Whether a stored vector is what the configured embedder would store (True when no
+        ranker keeps vectors): `cleanup` embeds the others again and stores them."""
+        for r in self.pipeline.rankers:
+            is_current = getattr(r, "is_current", None)
+            if is_current is not None:
+                return bool(is_current(vector, made_by))
+        return True
+
+    def _vectors_by(self) -> str | None:
+        """The name of the embedder whose vectors `_embed` makes."""
+        for r in self.pipeline.rankers:
+            embedder = getattr(r, "embedder", None)
+            if getattr(r, "embed_documents", None) is not None and embedder is not None:
+                return str(embedder.name)
+        return None
 
     def _embed(self, texts: list[str]) -> Any:
         """Vectors for rankers that keep one per fact (the semantic ranker); None otherwise."""
@@ -882,12 +914,21 @@ def _indexed(opened: Opened, row: FactRow) -> IndexedFact:
         created_ms=row.created_at,
         expires_ms=row.expires_at,
         vector=opened.vector,
+        embedder=opened.embedder,
     )
 
 
 def _seal_all(dk: bytes, items: Sequence[tuple[FactRow, Opened]]) -> list[FactRow]:
     return [
-        seal_fact(dk, r, o.fact, o.vector, context=o.context, dependents=o.dependents)
+        seal_fact(
+            dk,
+            r,
+            o.fact,
+            o.vector,
+            embedder=o.embedder,
+            context=o.context,
+            dependents=o.dependents,
+        )
         for r, o in items
     ]
 

@@ -22,8 +22,8 @@ from .findings import Finding
 # An id: one alphanumeric token with 4+ digits, or digit groups with an optional letter
 # prefix/suffix ("QQ 12 34 56 C", "943 476 5919", "390.533.447-05").
 _ID_TOKEN = (
-    r"(?P<id>(?:[A-Z]{1,3}\s?)?\d[\d\s./-]{2,20}\d(?:\s?[A-Z]{1,2}(?![A-Za-z]))?"
-    r"|[A-Z0-9]*\d[A-Z0-9]*(?<=\w))"
+    r"(?P<id>(?:[A-Z]{1,3}[\s-]?)?\d[\d\s./-]{2,20}\d(?:[\s-]?[A-Z]{1,2}(?![A-Za-z]))?"
+    r"|(?i:[A-Z0-9]*\d[A-Z0-9]*)(?<=\w))"
 )
 _GOV_CUE = (
     r"social\s+security(?:\s+(?:number|no\.?|#|num))?|social\s+insurance(?:\s+number)?|ssn|"
@@ -50,6 +50,7 @@ _FIN_CUE = (
 _NUMBER_WORDS = r"(?:\s*(?:number|no\.?|#|num|nr\.?))?"
 _GOV_CUED = re.compile(
     rf"(?<![\w-])(?i:{_GOV_CUE}){_NUMBER_WORDS}(?:{COPULA}|\s+)(?:is\s+)?(?:no\.?\s+)?{_ID_TOKEN}"
+    r"(?![\w-])"
 )
 _FIN_CUED = re.compile(
     rf"(?<![\w-])(?i:{_FIN_CUE}){_NUMBER_WORDS}(?:{COPULA}|\s+)(?:is\s+)?"
@@ -63,7 +64,7 @@ _NINO = re.compile(
     r"\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D](?![A-Za-z0-9])"
 )
 _CPF = re.compile(r"(?<![\d.])\d{3}\.\d{3}\.\d{3}-\d{2}(?!\d)")
-_DNI_NIE = re.compile(r"(?<![\w-])(?:\d{8}|[XYZ]\d{7})-?[A-Z](?![\w-])")
+_DNI_NIE = re.compile(r"(?<![\w-])(?:\d{8}|[XYZ]-?\d{7})-?[A-Z](?![\w-])")
 _CARD = re.compile(r"(?<![\w.-])\d(?:[ -]?\d){12,18}(?![\w-]|\.\d)")
 # Upper or lower case, grouped by spaces, dashes or dots: iban.is_valid decides.
 _IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[\s.-]?[A-Za-z0-9]){10,32}")
@@ -87,17 +88,48 @@ _RIC = re.compile(r"(?<![\w-])\d{6}(?:19|20)\d{2}[01]\d[0-3]\d\d{3}[\dXx](?![\w-
 _NIR = re.compile(
     r"(?<![\w-])[12]\s?\d{2}\s?[01]\d\s?(?:\d{2}|2[AB])\s?\d{3}\s?\d{3}(?:\s?\d{2})?(?![\w-])"
 )
-_CURP = re.compile(r"(?<![\w-])[A-Z]{4}\d{6}[HM][A-Z]{5}[A-Z\d]\d(?![\w-])")
+_CURP = re.compile(r"(?<![\w-])[A-Za-z]{4}\d{6}[HMhm][A-Za-z]{5}[A-Za-z\d]\d(?![\w-])")
 _CODICE_FISCALE = re.compile(r"(?<![\w-])[A-Z]{6}\d{2}[A-Z]\d{2}[A-Z]\d{3}[A-Z](?![\w-])")
 # A cue in another language, then an id-like token: "身份证号是...", "Reisepassnummer: ...".
+# A cue may be part of a compound or carry a number word: "Steuernummer-ID", "Ausweis-Nr.",
+# "passeport n°", and a copula: "c'est le", "lautet", "es".
+_CUE_TAIL = r"(?i:[-\s]?(?:ID|IdNr|Nr\.?|Nummer|n[°ºo]\.?|num\.?|number|no\.?)(?![\w])){0,2}"
+_INTL_SEP = (
+    r"(?:\s*(?i:[:=]|是|为|為|ist|lautet|est|c['\u2019]est(?:\s+le)?|es|é|n[°ºo]\.?|nr\.?)\s*"
+    r"|\s+)"
+    # "hat die Nummer", "a le numéro", "tiene el número", "has the number"
+    r"(?i:(?:hat|has|a|tiene|tem|ha)\s+(?:die|the|le|el|o|il)\s+"
+    r"(?:Nummer|number|num[ée]ro|n[úu]mero|numero)\s*:?\s*)?"
+)
 _INTL_GOV_CUED = re.compile(
-    rf"(?i:{cues.GOV_ID_CUES})(?:\s*(?:[:=]|是|为|為|ist|lautet|est|es|é|n[°ºo]\.?|nr\.?)\s*|\s+)"
+    rf"(?i:{cues.GOV_ID_CUES}){_CUE_TAIL}{_INTL_SEP}"
     r"(?P<id>[A-Z]{0,3}\s?\d[\dA-Z\s./-]{3,24}[\dA-Z])"
 )
 # A card or account cue in another language, then a long number: "卡号 6222...", "cuenta ...".
 _INTL_FIN_CUED = re.compile(
-    rf"(?i:{cues.CARD_CUES})(?:\s*(?:[:=]|是|为|為|ist|lautet|est|es|é|n[°ºo]\.?|nr\.?)\s*|\s+)"
+    rf"(?i:{cues.CARD_CUES}){_CUE_TAIL}{_INTL_SEP}"
     r"(?P<id>\d[\d\s-]{10,30}\d)"
+)
+
+# An account named in another language, then (within a few words, no digits or sentence end
+# between) its number: "numéro de compte à la Banque Postale c'est le 1234567W020",
+# "mi CLABE interbancaria es 002180700912345673", "Konto-Nr. 1234567890", "CBU: 0170...".
+_ACCOUNT_CUED = re.compile(
+    rf"(?<![A-Za-z0-9-])(?i:{cues.ACCOUNT_CUES}){_CUE_TAIL}"
+    r"(?P<gap>[^\d.!?\n]{0,40}?)"
+    r"(?<![\w-])(?P<id>[A-Za-z]{2}\d{2}(?:[\s-]?[A-Za-z0-9]{2,4}){3,8}"
+    r"|(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{7,34}|\d{2,6}(?:[\s-]\d{2,12}){1,6})(?![\w-])"
+)
+# A card's security code after its name: "CVV: 318", "Prüfnummer 771", "cryptogramme 442".
+_CVV = re.compile(
+    r"(?<![\w-])(?i:cvv2?|cvc2?|cid|csc|card\s+security\s+code|security\s+code|"
+    r"(?:Karten)?prüf(?:nummer|ziffer|code)|Sicherheitscode|cryptogramme(?:\s+visuel)?|"
+    r"code\s+de\s+s[ée]curit[ée]|c[óo]digo\s+de\s+seguridad|安全码|验证码|CVV码)"
+    r"(?:\s*(?i:is|ist|lautet|est|c['\u2019]est|es|是|:|=)\s*|\s+)(?P<id>\d{3,4})(?!\d)"
+)
+_AMOUNT_AFTER = re.compile(
+    r"\s*(?:€|\$|£|¥|元|块|%|(?i:euros?|eur|dollars?|usd|pesos?|mxn|ars|francs?|chf|"
+    r"habitants?|habitantes|abonn[ée]s|seguidores|followers|personnes|personas|fois|veces)\b)"
 )
 
 
@@ -142,19 +174,25 @@ def find_gov_ids(text: str) -> Iterator[Finding]:
                 yield Finding("gov_id", m.start(), m.end())
     for m in _INTL_GOV_CUED.finditer(text):
         value = m.group("id").rstrip(" .-/")
-        if sum(ch.isdigit() for ch in value) >= 6:
+        digits = sum(ch.isdigit() for ch in value)
+        # passport and identity-card numbers mix letters and digits: "L7H4K2R19"
+        if digits >= 6 or (digits >= 4 and len(value.replace(" ", "")) >= 8):
             yield Finding("gov_id", m.start("id"), m.start("id") + len(value))
 
 
 _CHECKSUMMED = (
     (_RIC, ric.is_valid),
     (_NIR, nir.is_valid),
-    (_CURP, curp.is_valid),
+    (_CURP, lambda value: curp.is_valid(value.upper())),
     (_CODICE_FISCALE, codicefiscale.is_valid),
 )
 
 
 def find_financial(text: str) -> Iterator[Finding]:
+    if not enough_digits(text, 3):
+        return
+    for m in _CVV.finditer(text):
+        yield Finding("financial_account", m.start("id"), m.end("id"))
     if not enough_digits(text, 6):  # accounts, cards and IBANs all have six digits or more
         return
     for m in _IBAN_CUED.finditer(text):  # named an IBAN: a wrong check digit is still one
@@ -168,23 +206,45 @@ def find_financial(text: str) -> Iterator[Finding]:
         if len(_digits(value)) >= 6:
             yield Finding("financial_account", m.start("id"), m.start("id") + len(value))
     for m in _CARD.finditer(text):
-        number = _digits(m.group())
         before = text[max(0, m.start() - 40) : m.start()]
         carded = _CARD_CUE.search(before) is not None
         if _ORDER_CUE.search(before) and not carded:
             continue  # "order 4111...": an order, tracking or invoice number
-        checksum = luhn.is_valid(number) and _card_prefix_ok(number)
-        # UnionPay numbers (62...) need not pass Luhn: 16 to 19 of them after a card word.
-        unionpay = carded and number.startswith("62") and 16 <= len(number) <= 19
-        if not (checksum or unionpay):
-            continue
-        # 13 digits is also an EAN barcode; ask for a card word then.
-        if len(number) >= 14 or carded:
-            yield Finding("financial_account", m.start(), m.end())
+        end = _card_end(m.group(), carded)
+        if end:
+            yield Finding("financial_account", m.start(), m.start() + end)
+    for m in _ACCOUNT_CUED.finditer(text):
+        value = m.group("id")
+        if len(_digits(value)) >= 7 and not _AMOUNT_AFTER.match(text, m.end("id")):
+            yield Finding("financial_account", m.start("id"), m.end("id"))
     for m in _IBAN.finditer(text):
         end = _iban_end(m.group())
         if end:
             yield Finding("financial_account", m.start(), m.start() + end)
+
+
+def _card_end(candidate: str, carded: bool) -> int:
+    """Length of the longest card number at the start of ``candidate`` that ends where a
+    group ends ("6011 7584 7494 4540 04/28": the expiry is not part of it), 0 if none."""
+    ends = [i for i in range(len(candidate), 0, -1) if i == len(candidate) or candidate[i] in " -"]
+    for end in ends:
+        if _is_card(_digits(candidate[:end]), carded):
+            return end
+    return 0
+
+
+def _is_card(number: str, carded: bool) -> bool:
+    if not 12 <= len(number) <= 19:
+        return False
+    luhn_ok = luhn.is_valid(number)
+    if luhn_ok and _card_prefix_ok(number):
+        # 13 digits is also an EAN barcode; ask for a card word then.
+        return len(number) >= 14 or carded
+    if not carded:
+        return False
+    # After a card word: Maestro and other issuers' ranges (Luhn-valid, 12 to 19 digits),
+    # and UnionPay numbers (62...), which need not pass Luhn, 16 to 19 of them.
+    return luhn_ok or (number.startswith("62") and len(number) >= 16)
 
 
 def _iban_end(candidate: str) -> int:

@@ -39,7 +39,8 @@ _MENTION = re.compile(
     re.I,
 )
 # Bare long numbers: 17-20 digits is a snowflake-style platform id (Discord, Twitter).
-_LONG_NUMBER = re.compile(r"(?<![\w.,/-])\d{17,20}(?![\w.,-]|/\d)")
+# A full stop or comma may follow ("ID 284739201847362048, wohnt"), but not a decimal part.
+_LONG_NUMBER = re.compile(r"(?<![\w.,/-])\d{17,20}(?!\w|[.,-]\w|/\d)")
 # Shorter numeric ids need a word that names a person's account just before them.
 _CUED_NUMBER = re.compile(
     r"(?i:\b(?:user|member|account|player|profile|chat|sender|author)\s*(?:id|#|no\.?|number)"

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import cache
+from importlib.resources import files
 
 from .findings import Finding
 
@@ -128,11 +130,15 @@ _ADDRESS_PART = re.compile(
 _ZH_ADDRESS = re.compile(
     r"(?:[\u4e00-\u9fff]{1,8}?(?:省|自治区|特别行政区|市|区|县|旗|镇|乡|街道)\s*)*"
     r"[\u4e00-\u9fff\w]{1,12}?(?:路|街|大街|大道|道|巷|弄|胡同|里)"
-    r"(?:\s*[一二三四五六七八九十\d]{1,3}\s*段)?\s*\d{1,5}\s*(?:号|號)"
+    r"(?:\s*(?:[一二三四五六七八九十\d]{1,3}|[东南西北中])\s*段)?(?:\s*\d{1,5}\s*(?:弄|巷|支弄))?"
+    r"\s*\d{1,5}\s*(?:号|號)"
     r"(?:\s*[\u4e00-\u9fff]{0,10}?\s*\d{1,5}\s*(?:号楼|号院|栋|幢|楼|座|单元|层|室|号|房))*"
     r"|[\u4e00-\u9fff]{1,10}(?:小区|花园|公寓|大厦|家园|新村|苑|村)\s*\d{1,4}\s*(?:栋|幢|号楼|座)"
     r"(?:\s*\d{1,3}\s*单元)?(?:\s*\d{1,5}\s*(?:室|号|房))?"
     r"|\d{1,2}\s*丁目\s*\d{1,4}\s*(?:番地?|-)\s*\d{1,4}\s*号?"
+    # a garden, estate or square with a number, after its city or district: "海淀区清华园1号"
+    r"|(?:[\u4e00-\u9fff]{1,8}?(?:省|市|区|县)\s*)+[\u4e00-\u9fff]{1,8}?"
+    r"(?:园|苑|庄|坊|广场|大厦|小区|新村)\s*\d{1,5}\s*(?:号|號)"
 )
 _CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 # A European postal code and town after a street name and house number with no street word:
@@ -142,8 +148,10 @@ _EU_POSTAL = re.compile(
     r"[ \t]+[A-ZÀ-Þ][\w'\u2019-]+"
 )
 _EU_PART = re.compile(
-    r"(?:^|[\n;:]|\b(?:an|in|at|to|en|au|à|a|na|no|is)\b)\s*"
-    r"(?P<part>[A-ZÀ-Þ][\w.'\u2019-]*(?:\s+[\w.'\u2019-]+){0,4}\s+\d{1,4}\s?[a-zA-Z]?)\s*,\s*$"
+    r"(?:^|[\n;:]|\b(?:an|in|at|to|en|au|à|a|na|no|is|jetzt|nun|wohne|wohnen|wohnt|lebe|leben"
+    r"|habite|habitons|vivo|vive|vivimos|live|lives|moved|bei|chez|c/o)\b)\s*"
+    r"(?P<part>[A-ZÀ-Þ][\w.'\u2019-]*(?:\s+[\w.'\u2019-]+){0,4}\s+\d{1,4}\s?[a-zA-Z]?)"
+    r"\s*(?:,|\bin\b|\s-)\s*$"
 )
 _NOT_A_STREET = frozenset(
     """Wir Ich Es Das Die Der Er Sie We I It The They He She You Nous Je Il Elle On Les Le La
@@ -167,13 +175,52 @@ _GERMAN_TWO_WORDS = re.compile(
     r"Alte|Alter|Neue|Neuer|Hohe|Lange|Obere|Untere|[A-ZÄÖÜ][a-zäöüß]+er)\s+)"
     rf"(?:{_GERMAN_WORDS})\s+\d{{1,4}}\s?[a-z]?\b"
 )
+# A street name and house number, no street word, after someone says they live or moved
+# there: "me mudé a Los Leones 1450", "wir wohnen jetzt Am Kirchberg 4", "j'habite Rue Neuve 23".
+_RESIDENCE_CUE = (
+    r"(?:me\s+mud[ée]\s+a|nos\s+mudamos\s+a|(?:vivo|vive|vivimos|viven)\s+en(?:\s+la)?"
+    r"|mi\s+direcci[óo]n\s+es|direcci[óo]n\s*:|domicilio\s*:?"
+    r"|(?:wohne|wohnen|wohnt|lebe|leben|lebt)(?:\s+(?:jetzt|nun|seit\s+\w+|schon))?"
+    r"(?:\s+(?:in\s+der|im|am|an\s+der|auf\s+der|in))?|(?:neue\s+)?Adresse\s*:"
+    r"|(?:j['\u2019]|on\s+|nous\s+)habit(?:e|ons)(?:\s+au)?|mon\s+adresse\s*:?|adresse\s*:"
+    r"|moved\s+to|live[sd]?\s+(?:at|on)|my\s+address\s+is)"
+)
+_CUED_NAME_NUMBER = re.compile(
+    rf"(?i:{_RESIDENCE_CUE})\s+"
+    r"(?P<addr>[A-ZÀ-Þ][\w'\u2019.-]*(?:\s+(?:de|del|la|las|los|du|des|der|von|[A-ZÀ-Þ][\w'\u2019.-]*))"
+    r"{0,4},?\s+\d{1,5}[a-zA-Z]?\b(?!\s*(?:%|(?i:años|a[ñn]o|días|meses|semanas|years?|months?"
+    r"|weeks?|days?|Jahre?n?|Monate?n?|Wochen?|Tage?n?|ans?|mois|semaines?|jours?|km|min)\b)))"
+)
 _CUED_STOP = re.compile(r"\s+(?:in|on|for|and|but|when|if|with|last|next|this|every|since)\b.*")
 
 
 def find(text: str) -> Iterator[Finding]:
-    """Yield street-address spans in ``text``."""
+    """Yield street-address spans in ``text``: every candidate but a famous public address
+    said in passing (see ``_famous``)."""
     if not any(ch.isdigit() for ch in text):
         return
+    for f in _candidates(text):
+        if not _famous(text, f):
+            yield f
+
+
+_TRAILING_NUMBER = re.compile(r",?\s+\d{1,5}[a-zA-Z]?$")
+
+
+def _a_city(words: str) -> bool:
+    """Whether a street-name-and-number is a city and a district number ("Paris 15e")."""
+    return _TRAILING_NUMBER.sub("", words) in _cities()
+
+
+@cache
+def _cities() -> frozenset[str]:
+    data = files(__package__).joinpath("data/subcity_places.tsv").read_text(encoding="utf-8")
+    return frozenset(
+        line.partition("\t")[2] for line in data.splitlines() if line and not line.startswith("#")
+    )
+
+
+def _candidates(text: str) -> Iterator[Finding]:
     for pattern in (_ENGLISH, _ROMANCE, _GERMANIC, _PO_BOX):
         for m in pattern.finditer(text):
             yield Finding("street_address", m.start(), m.end())
@@ -191,8 +238,70 @@ def find(text: str) -> Iterator[Finding]:
         part = _ADDRESS_PART.search(text, max(0, m.start() - 140), m.start())
         if part is not None:
             yield Finding("street_address", part.start("part"), m.end())
+    for m in _CUED_NAME_NUMBER.finditer(text):
+        if not _a_city(m.group("addr")):  # "j'habite Paris 15e": a district, not a door
+            yield Finding("street_address", m.start("addr"), m.end("addr"))
     for m in _CUED.finditer(text):
         addr = _CUED_STOP.sub("", m.group("addr"))
         # "moved to 3 different cities" is not an address; a name or street word must follow.
         if _STREET_WORD.search(addr) or re.search(r"\d[\w/-]*,?\s+[A-Z]", addr):
             yield Finding("street_address", m.start("addr"), m.start("addr") + len(addr))
+
+
+# Addresses of public buildings and of fiction, said in passing ("10 Downing Street released
+# a statement", "the museum at 221B Baker Street"), are nobody's private address. They count
+# only when someone ties them to themselves or a person they know: "I live at ...", "send it
+# to my flat at ...", "wir wohnen ...". Lower case, single spaces, as the text has them.
+FAMOUS_ADDRESSES = (
+    "10 downing street", "11 downing street", "221b baker street", "1600 pennsylvania avenue",
+    "1600 pennsylvania ave", "350 fifth avenue", "350 5th avenue", "30 rockefeller plaza",
+    "1 infinite loop", "1 apple park way", "1600 amphitheatre parkway", "1 hacker way",
+    "1 microsoft way", "11 wall street", "405 lexington avenue", "89 east 42nd street",
+    "1000 fifth avenue", "30 st mary axe", "1 canada square", "3 abbey road",
+    "24 sussex drive", "112 mercer street", "4 privet drive", "742 evergreen terrace",
+    "12 grimmauld place", "1313 mockingbird lane", "124 conch street", "0001 cemetery lane",
+    "55 rue du faubourg-saint-honoré", "55 rue du faubourg saint-honoré", "57 rue de varenne",
+    "126 rue de l'université", "platz der republik 1", "willy-brandt-straße 1",
+    "spreeweg 1", "unter den linden 77", "pariser platz 1", "balcarce 50",
+    "景山前街4号", "景山前街 4号", "外滩18号", "长安街1号",
+)  # fmt: skip
+_FAMOUS = tuple(a.replace("-", "").replace(" ", "") for a in FAMOUS_ADDRESSES)
+_PERSONAL_RESIDENCE = re.compile(
+    r"(?i:\b(?:I|we|my|our|me|us|I'm|we're)\b[^.!?\n]{0,40}\b(?:live|living|moved|stay|staying"
+    r"|address|home|flat|apartment|house|office|studio|shop|work|place|send|ship|deliver|mail)"
+    r"|\b(?:send|ship|deliver|mail|post|bring|forward)\b[^.!?\n]{0,20}\b(?:me|us|to)\b"
+    r"|\b(?:schick|liefer|envoie|envoyez|livre[rz]?|env[ií]a|manda)\w*"
+    r"|\b(?:ich|wir|mein\w*|unser\w*)\b[^.!?\n]{0,40}(?:wohn|leb|adresse|schick)"
+    r"|\b(?:j['\u2019]|je|nous|on|mon|ma|notre)\b[^.!?\n]{0,40}(?:habit|adresse|envo|livr)"
+    r"|\b(?:vivo|vivimos|mi|nuestra|me\s+mud|nos\s+mud|env[ií]a(?:me|lo))\b"
+    r"|我家|我住|我们住|我的地址|寄到|寄给我)"
+)
+
+
+# A public institution named just before the address: its address, not a person's ("le
+# Louvre est au 99 rue de Rivoli", "the embassy at 24 Grosvenor Square", "故宫博物院在...").
+_PUBLIC_PLACE_BEFORE = re.compile(
+    r"(?i:\b(?:museum|mus[ée]e|museo|palace|palais|palacio|palast|cathedral|cath[ée]drale"
+    r"|catedral|dom|embassy|ambassade|embajada|botschaft|consulate|consulat|consulado"
+    r"|konsulat|ministry|minist[èe]re|ministerio|ministerium|parliament|parlement|parlamento"
+    r"|bundestag|town\s+hall|city\s+hall|mairie|h[ôo]tel\s+de\s+ville|ayuntamiento|rathaus"
+    r"|theat(?:er|re)|th[ée][âa]tre|teatro|opera|op[ée]ra|stadium|stade|estadio|stadion"
+    r"|station|gare|estaci[óo]n|bahnhof|airport|a[ée]roport|aeropuerto|flughafen|university"
+    r"|universit[ée]|universidad|universit[äa]t|library|biblioth[èe]que|biblioteca|bibliothek"
+    r"|church|[ée]glise|iglesia|kirche|zoo|louvre|[ée]lys[ée]e|white\s+house|casa\s+blanca"
+    r"|casa\s+rosada|kanzleramt|reichstag|headquarters|HQ)\b)|博物馆|博物院|大使馆|领事馆"
+    r"|医院|图书馆|体育馆|火车站|机场|政府|大学"
+)
+
+
+def _famous(text: str, f: Finding) -> bool:
+    """A famous public address, or a public institution's, mentioned in passing (with no
+    personal residence cue before it)."""
+    before = text[max(0, f.start - 60) : f.start]
+    if _PERSONAL_RESIDENCE.search(before):
+        return False
+    span = "".join(text[f.start : f.end].lower().replace("-", "").split())
+    if any(a in span for a in _FAMOUS):
+        return True
+    sentence = re.split(r"[.!?\n]\s", before)[-1]
+    return _PUBLIC_PLACE_BEFORE.search(sentence[-50:]) is not None

@@ -4,30 +4,64 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from itertools import pairwise
 
-from phonenumbers import Leniency, PhoneNumberMatcher
+from phonenumbers import Leniency, PhoneNumberMatcher, PhoneNumberType, number_type
 
 from . import cues
 from .findings import Finding
 
+# A colon may come right before ("邮箱:li@x.cn" with a full-width colon, "mailto:bob@x.com");
+# a URL's user part ("https://user:pw@host") is the credential detector's, which wins.
 _EMAIL = re.compile(
-    r"(?<![\w.+:/%'-])(?P<local>[A-Za-z0-9][A-Za-z0-9._%+'-]*)@"
-    r"(?P<host>[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9-]+)*\.(?P<tld>[A-Za-z]{2,24}))"
+    # letters of any script ("jürgen.müller@gmx.de", "josé@correo.es")
+    r"(?<![\w.+/%'-])(?P<local>[^\W_][\w.%+'-]*)@"
+    r"(?P<host>[^\W_](?:[\w-]*[^\W_])?(?:\.[\w-]+)*\.(?P<tld>[^\W\d_]{2,24}))"
     r"(?![\w@-])"
 )
-_AT = r"\s*(?:\(at\)|\[at\]|\{at\}|<at>|\s+at\s+)\s*"
-_DOT = r"\s*(?:\(dot\)|\[dot\]|\{dot\}|<dot>|\s+dot\s+)\s*"
+# "at" and "dot" spelled out, bracketed, or as symbols with spaces round them, in the
+# languages of the cue words: "dave dot kim at proton dot me", "julie point bernard arobase
+# gmail point com", "wangfang 艾特 126 点 com", "camille . dubois @ orange . fr".
+_AT_WORD = r"at|arobase|arroba|chiocciola|klammeraffe|艾特|圈a"
+_DOT_WORD = r"dot|punkt|point|punto|ponto|点|點"
+_AT = (
+    rf"\s*(?:[(\[{{<]\s*(?:{_AT_WORD}|@)\s*[)\]}}>])\s*"
+    rf"|\s+(?:{_AT_WORD})\s+|\s+@\s*|\s*@\s+"
+)
+_DOT = (
+    rf"\s*(?:[(\[{{<]\s*(?:{_DOT_WORD}|\.)\s*[)\]}}>])\s*"
+    rf"|\s+(?:{_DOT_WORD})\s+|\s+\.\s+"
+)
 _TLDS = (
     r"com|org|net|edu|gov|io|co|me|info|biz|dev|app|ai|uk|de|fr|es|it|nl|be|ch|at|se|no|dk|"
-    r"fi|pl|pt|br|ar|mx|ca|us|au|nz|in|jp|cn|kr|ru|ie|eu|mail|email"
+    r"fi|pl|pt|br|ar|mx|ca|us|au|nz|in|jp|cn|kr|ru|ie|eu|cl|co|pe|ve|uy|lu|li|tw|hk|sg|"
+    r"mail|email"
 )
-# "jdoe at outlook dot com": an obfuscated dot before the TLD is required, so "meet at home"
-# never matches.
+# An obfuscated "at" and an obfuscated dot before the TLD are both required, so "meet at
+# home" or "a point for us" never match.
 _OBFUSCATED_EMAIL = re.compile(
-    rf"(?<![\w.])(?:[a-z0-9._%+-]+{_DOT})*[a-z0-9._%+-]+{_AT}[a-z0-9-]+"
-    rf"(?:(?:{_DOT}|\.)[a-z0-9-]+)*?{_DOT}(?:{_TLDS})\b",
+    rf"(?<![\w.])(?:[a-z0-9_%+-]{{1,40}}(?:{_DOT}|\.)){{0,3}}[a-z0-9_%+-]{{1,40}}(?:{_AT})"
+    rf"[a-z0-9-]{{1,40}}(?:(?:{_DOT}|\.)[a-z0-9-]{{1,40}}){{0,3}}?(?:{_DOT})(?:{_TLDS})\b",
     re.I,
 )
+# "john.smith at gmail.com": a spelled-out "at" alone, when the name part has a dot, digit or
+# underscore in it (so "I work at amazon.com" stays).
+_HALF_OBFUSCATED_EMAIL = re.compile(
+    rf"(?<![\w.])[a-z0-9%+-]{{0,40}}[._\d][a-z0-9._%+-]{{0,40}}(?:{_AT})[a-z0-9-]{{1,40}}"
+    rf"(?:\.[a-z0-9-]{{1,40}}){{0,3}}\.(?:{_TLDS})\b",
+    re.I,
+)
+_VERSION = re.compile(r"v?\d+(?:\.\d+)*\s", re.I)  # "v2.0 at github.com": a release
+# "we were at the dot com party", "look at google dot com": the words round a spelled "at"
+# are a verb and a place, not a mailbox and a host.
+_NOT_LOCAL = frozenset(
+    """i m s re we you they he she it me us them him her were was is are am be been look
+    looking looked meet met meeting stay stayed staying arrive arrived work works worked
+    live lives lived go went going come came coming see saw seen find found check checked
+    sign signed log logged shop shopped buy bought sell sold one two point""".split()
+)
+_NOT_HOST = frozenset("the a an my our your their his her this that home work school".split())
+_OBFUSCATED_HINT = re.compile(rf"(?:\b(?:{_AT_WORD})\b|[\s\[(]@|@[\s\])])", re.I)
 _PLACEHOLDER_TLDS = frozenset({"tld", "ext", "example", "invalid", "test", "localhost", "local"})
 _PLACEHOLDER_LOCAL = frozenset(
     {
@@ -56,10 +90,30 @@ def find_emails(text: str) -> Iterator[Finding]:
             if _is_placeholder_email(text, m):
                 continue
             yield Finding("email", m.start(), m.end())
-    lowered = text.lower()
-    if "at" in lowered and "dot" in lowered:
-        for m in _OBFUSCATED_EMAIL.finditer(text):
-            yield Finding("email", m.start(), m.end())
+    if _OBFUSCATED_HINT.search(text):
+        for pattern in (_OBFUSCATED_EMAIL, _HALF_OBFUSCATED_EMAIL):
+            for m in pattern.finditer(text):
+                if pattern is _HALF_OBFUSCATED_EMAIL and _VERSION.match(m.group()):
+                    continue
+                if _spelled_words_not_an_address(m.group()):
+                    continue
+                yield Finding("email", m.start(), m.end())
+
+
+_AT_SPLIT = re.compile(_AT, re.I)
+_LAST_WORD = re.compile(r"[a-z0-9_%+-]+$", re.I)
+_FIRST_WORD = re.compile(r"^[a-z0-9-]+", re.I)
+
+
+def _spelled_words_not_an_address(value: str) -> bool:
+    parts = _AT_SPLIT.split(value, maxsplit=1)
+    if len(parts) != 2:
+        return False
+    local = _LAST_WORD.search(parts[0])
+    host = _FIRST_WORD.match(parts[1])
+    return (local is not None and local.group().lower() in _NOT_LOCAL) or (
+        host is not None and host.group().lower() in _NOT_HOST
+    )
 
 
 def _is_placeholder_email(text: str, m: re.Match[str]) -> bool:
@@ -79,17 +133,27 @@ _PHONE_RUN = re.compile(r"(?<![\w.,/#$€£¥-])\+?\(?\d[\d\s().\-/]{5,22}\d(?![
 # in one of the wider list counts.
 _REGIONS = ("US", "GB", "DE", "FR", "IN", "BR", "AU", "CN", "ES", "MX", "IT")
 _CUED_REGIONS = (*_REGIONS, "CA", "NL", "BE", "CH", "AT", "PT", "AR", "CO", "CL", "PE", "IE", "PL")
-_PHONE_CUE = re.compile(rf"(?:{cues.PHONE_CUES})\W{{0,6}}(?:\w+\W+){{0,2}}?$", re.I)
+_PHONE_CUE = re.compile(
+    rf"(?:{cues.PHONE_CUES})\W{{0,6}}(?:\w+\W+){{0,2}}?(?:是|为|為|:)?\s*$", re.I
+)
 # Numbers that are something else when one of these names them.
 _OTHER_NUMBER = re.compile(
-    r"(?:order|invoice|tracking|ticket|ref(?:erence)?|id|isbn|ean|upc|serial|version|build|"
+    r"(?:order|invoice|tracking|ticket|\bref(?:erence)?|\bid\b|isbn|ean|upc|serial|version|build|"
     r"package|parcel|shipment|confirmation|booking|reservation|receipt|policy|claim|"
     r"member(?:ship)?|customer|product|item|model|meeting|"
     r"case|account|acct|routing|sort\s*code|card|iban|ssn|social|passport|licen[cs]e|"
     r"nhs|sin|tax|itin|aadhaa?r|bsb|#|no\.|population|total|sku|part|model|invoice|"
     r"bestell\w*|auftrag\w*|rechnung\w*|kunden\w*|sendung\w*|commande|facture|colis|"
     r"pedido|factura|env[íi]o|订单号?|单号|快递|编号|发票|人口|einwohner|habitantes?|学号|工号|"
-    r"会员号|房间号|车牌号|航班号|座位号|批次号|账号|卡号|APO\s+A[EPA]|FPO\s+A[EPA]|DPO\s+A[EPA])"
+    r"会员号|房间号|车牌号|航班号|座位号|批次号|账号|卡号|APO\s+A[EPA]|FPO\s+A[EPA]|DPO\s+A[EPA]|"
+    # part, article and reference numbers; parcel services and their guide numbers
+    r"\blott?o|lotter|ganador|gagnant|tirage|sorteo|quiniela|bingo|euromillion|powerball|"
+    r"双色球|彩票|大乐透|\bcharge\b|\blote?\b|\bbatch|批号|"
+    r"\bclient|\bcliente|\bkunde|\babonn|\bsocio|contrat|vertrag|dossier|expediente|aktenzeichen|"
+    r"\bnr\b\.?|\bn[°º]|ersatzteil\w*|artikel\w*|teilenummer|\br[ée]f\b\.?|r[ée]f[ée]rence|pi[èe]ce|"
+    r"referencia|pieza|modelo|mod[eè]le|c[óo]digo\s+del?\s+producto|\bgu[íi]a\b|seguimiento|"
+    r"suivi|\b(?:dhl|ups|fedex|usps|gls|dpd|hermes|correos|colissimo|chronopost|estafeta)\b|"
+    r"顺丰|中通|圆通|韵达|申通|京东|型号|配件|编码)"
     r"[^\d]{0,20}$",
     re.I,
 )
@@ -104,6 +168,23 @@ _UNIT_AFTER = re.compile(
     r"bytes|times|Leute|Menschen|Einwohner|personnes|habitants|personas|habitantes)\b)"
 )
 _DATE_LIKE = re.compile(r"^(?:\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4})$")
+# "2024-05-12 10:30" is a timestamp, "2024-0815-12" a batch or file number: a year first.
+_STARTS_WITH_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?!\d)|(?:19|20)\d{2}-")
+
+
+_DECIMAL = re.compile(r"\d+\.\d+")
+# "2 147 483 647": a large number with thin-space thousands, as French and others write it
+_THOUSANDS = re.compile(r"\d{1,3}(?: \d{3}){3,}|\d(?: \d{3}){2,}")
+# Numbers a business publishes (toll-free, shared-cost, premium, "universal access"):
+# nobody's personal number.
+_SERVICE_TYPES = frozenset(
+    {
+        PhoneNumberType.TOLL_FREE,
+        PhoneNumberType.SHARED_COST,
+        PhoneNumberType.PREMIUM_RATE,
+        PhoneNumberType.UAN,
+    }
+)
 
 
 def find_phones(text: str) -> Iterator[Finding]:
@@ -112,8 +193,14 @@ def find_phones(text: str) -> Iterator[Finding]:
         digits = sum(ch.isdigit() for ch in candidate)
         if digits < 7 or digits > 15 or _DATE_LIKE.match(candidate.strip()):
             continue
+        if _DECIMAL.fullmatch(candidate):  # "3.14159265", "37.400068": never a phone number
+            continue
+        if _THOUSANDS.fullmatch(candidate) and not candidate.startswith("0"):
+            continue
         before = text[max(0, run.start() - 30) : run.start()]
         cue = _PHONE_CUE.search(before) is not None
+        if _STARTS_WITH_DATE.match(candidate) and not cue:
+            continue
         if "/" in candidate and not cue:  # "030/12345678" after "Telefon"; else a date or ratio
             continue
         if _OTHER_NUMBER.search(before) and not _PHONE_WORD.search(before):
@@ -128,20 +215,52 @@ def find_phones(text: str) -> Iterator[Finding]:
         # "1400000000": a round number is a count, not a phone number
         if not cue and candidate.isdigit() and candidate.endswith("0000"):
             continue
+        groups = re.findall(r"\d+", candidate)
         # "4 8 15 16 23 42": many short groups are a list of numbers, not one number.
-        if len(re.findall(r"\d+", candidate)) > 5 and not candidate.startswith("+"):
+        if len(groups) > 5 and not candidate.startswith("+"):
+            continue
+        if not cue and _small_numbers(groups):
             continue
         span = _match_number(candidate, cue or candidate.startswith("+"))
         if span is not None:
             yield Finding("phone", run.start() + span[0], run.start() + span[1])
+    yield from _spelled_phones(text)
+
+
+def _small_numbers(groups: list[str]) -> bool:
+    """Lottery draws and number series ("7 12 23 34 41", "06 12 18 24 30"): four or more
+    groups of one or two digits that vary in length or step evenly. People write a phone
+    number in even groups that do not count up."""
+    if len(groups) < 4 or any(len(g) > 2 for g in groups):
+        return False
+    if len({len(g) for g in groups}) > 1:
+        return True
+    values = [int(g) for g in groups]
+    steps = {b - a for a, b in pairwise(values)}
+    return len(steps) == 1
 
 
 def _match_number(candidate: str, cued: bool) -> tuple[int, int] | None:
-    """Span of a valid number in ``candidate`` for any of the regions, else None."""
+    """Span of a valid number in ``candidate`` for any of the regions, else None. A
+    business's service number (toll-free, shared-cost, premium) is not a person's."""
+    # Read in every likely region: a service number in most of those where it is valid
+    # ("0800 ...": toll-free in the UK, Germany, Brazil, China) is a business's; a number
+    # that is a person's in more of them ("030 ...": Berlin, an access number in the UK) is.
+    personal: tuple[int, int] | None = None
+    votes = 0
     for region in _REGIONS:
         for match in PhoneNumberMatcher(candidate, region, leniency=Leniency.VALID):
-            return match.start, match.end
-    if not cued:
+            if number_type(match.number) in _SERVICE_TYPES:
+                votes -= 1
+            else:
+                votes += 1
+                personal = personal or (match.start, match.end)
+            break
+    if votes < 0:
+        return None
+    if personal is not None:
+        return personal
+    if votes or not cued:
         return None
     # After a cue, a number that is possible (if unassigned, as "555-201-8844", or local
     # only, as "555-0132") in a likely region counts; fragments under 7 digits do not.
@@ -150,3 +269,41 @@ def _match_number(candidate: str, cued: bool) -> tuple[int, int] | None:
             if len(str(match.number.national_number)) >= 7:
                 return match.start, match.end
     return None
+
+
+# Digits written as words after a phone cue: "six four six, three eight two, ...",
+# "一三八一二三四五六七八", "null eins fünf eins ...". English, German, French, Spanish, Chinese.
+_DIGIT_WORDS = {
+    **dict.fromkeys(("zero", "oh", "null", "zéro", "zero", "cero"), 0),
+    **dict.fromkeys(("one", "eins", "un", "une", "uno"), 1),
+    **dict.fromkeys(("two", "zwei", "zwo", "deux", "dos"), 2),
+    **dict.fromkeys(("three", "drei", "trois", "tres"), 3),
+    **dict.fromkeys(("four", "vier", "quatre", "cuatro"), 4),
+    **dict.fromkeys(("five", "fünf", "fuenf", "cinq", "cinco"), 5),
+    **dict.fromkeys(("six", "sechs", "seis"), 6),
+    **dict.fromkeys(("seven", "sieben", "sept", "siete"), 7),
+    **dict.fromkeys(("eight", "acht", "huit", "ocho"), 8),
+    **dict.fromkeys(("nine", "neun", "neuf", "nueve"), 9),
+}
+_DIGIT_WORD = "|".join(sorted(_DIGIT_WORDS, key=len, reverse=True))
+_SPELLED_DIGITS = re.compile(
+    rf"(?<!\w)(?:(?:double|triple)\s+)?(?:{_DIGIT_WORD})(?:[\s,.-]+(?:(?:double|triple)\s+)?"
+    rf"(?:{_DIGIT_WORD})){{6,}}(?!\w)"
+    r"|[〇零一二三四五六七八九幺两\d](?:\s*[〇零一二三四五六七八九幺两\d]){6,}",
+    re.I,
+)
+_SPELLED_HINT = re.compile(
+    rf"(?<!\w)(?:{_DIGIT_WORD})[\s,.-]+(?:{_DIGIT_WORD})(?!\w)|[〇零一二三四五六七八九幺]{{3}}",
+    re.I,
+)
+
+
+def _spelled_phones(text: str) -> Iterator[Finding]:
+    if not _SPELLED_HINT.search(text):
+        return
+    for m in _SPELLED_DIGITS.finditer(text):
+        if sum(ch.isdigit() for ch in m.group()) == len(m.group().replace(" ", "")):
+            continue  # plain digits are the run detector's
+        before = text[max(0, m.start() - 30) : m.start()]
+        if _PHONE_CUE.search(before):
+            yield Finding("phone", m.start(), m.end())

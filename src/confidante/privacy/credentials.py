@@ -122,6 +122,7 @@ _WORD_NOUN = (
 )
 _PIN_NOUN = (
     r"pin(?:\s*(?:code|number))?|combination|combo"
+    r"|(?:backup|recovery|2fa|mfa|otp)\s+codes?"
     r"|(?:door|gate|alarm|garage|lock|safe|locker|entry|access|security|unlock|keypad"
     r"|building|verification|2fa|otp|login|one[\s-]time)\s+(?:code|pin)"
     r"|code\s+(?:to|for)\s+(?:my|our|the)\s+[\w-]+"
@@ -294,7 +295,7 @@ _SECRET_HINT = re.compile(
 )
 # Stems of the cue words in other languages (and Chinese characters for secrets).
 _INTL_HINT = re.compile(
-    r"\b(?:pass|kennw|mots?\s+de\s+passe|mdp|contras|clave|c[oó]digo|code|pin|nip|senha|"
+    r"\b(?:pass|kennw|mots?\s+de\s+passe|mdp|contras|clave|c[oó]digo|\w*code|pin|nip|senha|"
     r"chiave|chave|cl[eé]|schl[üu]ssel|zugang|geheim|sicherheit|digicode|identifiants|llave|"
     r"parola|t[üu]rcode|passwort|m?tan\b|best[äa]tigungscode)"
     r"|密|口令|钥|鑰|助记|助記|验证|驗證|动态码|校验码|令牌|パスワード|暗証|비밀|암호",
@@ -341,9 +342,34 @@ def find(text: str) -> Iterator[Finding]:
         yield from _conversational(text)
 
 
+# Talk about passwords in general: "the most common password is 123456", "die häufigste PIN
+# ist 1234", "le mot de passe par défaut est admin".
+_GENERIC_BEFORE = re.compile(
+    r"(?i:most\s+(?:common|popular|used)|commonest|default|worst|weakest|typical|popular|"
+    r"example|sample|häufigste\w*|beliebteste\w*|Standard|schlechteste\w*|plus\s+(?:courant|utilis[ée])"
+    r"|pire|par\s+d[ée]faut|d['\u2019]exemple|m[áa]s\s+(?:com[úu]n|usad[oa])|peor|por\s+defecto"
+    r"|de\s+ejemplo|最常见的?|默认的?|最弱的?)\s*\w*\s*$"
+)
+
+
+_POSSESSIVE = re.compile(
+    r"(?i:\b(?:my|our|your|mein\w*|unser\w*|dein\w*|mon|ma|mes|notre|ton|ta|mi|mis|nuestr\w*|tu)\b)"
+    r"|我的|我们的|你的"
+)
+
+
+def _generic(text: str, noun_start: int) -> bool:
+    """Whether the noun is spoken of in general (a default, the most common one), and not as
+    someone's own ("my router's default password is ..." is theirs)."""
+    before = text[max(0, noun_start - 32) : noun_start]
+    return _GENERIC_BEFORE.search(before) is not None and not _POSSESSIVE.search(before)
+
+
 def _conversational(text: str) -> Iterator[Finding]:
     for pattern in (_NOUN_VALUE, _CHANGED_TO):
         for m in pattern.finditer(text):
+            if _generic(text, m.start("noun")):
+                continue
             group = "q" if m.group("q") is not None else "v"
             start, end = m.span(group)
             if group == "v":
@@ -401,10 +427,20 @@ _ZH_SECRET = re.compile(
 _EU_SECRET = re.compile(
     rf"(?<![\w-])(?P<noun>{cues.SECRET_NOUNS_EU}|{cues.PIN_NOUNS_EU})"
     # "das Passwort für das WLAN ist ...", "la contraseña del wifi es ..."
-    r"(?:\s+(?:für|fuer|vom|von|des|der|meiner|meines|meinem|deiner|unserer|du|de|del|de\s+la"
-    r"|de\s+mon|de\s+ma|de\s+mi|pour|para|do|da|di|della)"
+    r"(?:\s+(?:für|fuer|fürs|fuers|vom|von|des|der|zum|zur|beim|bei|im|am|meiner|meines|meinem"
+    r"|deiner|unserer|du|de|del|de\s+la|de\s+mon|de\s+ma|de\s+mi|pour(?:\s+l[ea])?|au|aux"
+    r"|sur|para(?:\s+el|\s+la)?|al|en|do|da|di|della|per)"
     r"(?:\s+[\w'\u2019-]+){1,2}?)?"
     rf"(?:{cues.COPULA_EU}|\s+(?=\S*\d))"
+    rf"(?:{_QUOTED}|(?P<v>[^\s\"'\u201c\u2018`«][^\s»]*))",
+    re.I,
+)
+# A few words of any kind between the noun and the verb ("mot de passe wifi Livebox-8F21
+# c'est ..."): then the value must look machine-made.
+_EU_SECRET_LOOSE = re.compile(
+    rf"(?<![\w-])(?P<noun>{cues.SECRET_NOUNS_EU}|{cues.PIN_NOUNS_EU})"
+    r"(?:\s+[\w'\u2019.-]+){1,4}?"
+    rf"{cues.COPULA_EU}"
     rf"(?:{_QUOTED}|(?P<v>[^\s\"'\u201c\u2018`«][^\s»]*))",
     re.I,
 )
@@ -421,6 +457,8 @@ def find_multilingual(text: str) -> Iterator[Finding]:
         return
     if _CJK_CHAR.search(text):
         for m in _ZH_SECRET.finditer(text):
+            if _generic(text, m.start("noun")):
+                continue
             start, end = m.start("v"), trim_value(text, m.start("v"), m.end("v"))
             value = text[start:end]
             if _CODE_REFERENCE.match(value):  # a placeholder ("[CREDENTIAL]") or a reference
@@ -431,20 +469,33 @@ def find_multilingual(text: str) -> Iterator[Finding]:
                 ok = len(value) >= 4 and value.lower() not in NOT_A_VALUE
             if ok:
                 yield Finding(CATEGORY, start, end)
-    for m in _EU_SECRET.finditer(text):
-        group = "q" if m.group("q") is not None else "v"
-        start, end = m.span(group)
-        if group == "v":
-            end = trim_value(text, start, end)
-        if _eu_plausible(text[start:end], m.group("noun")):
+    for pattern in (_EU_SECRET, _EU_SECRET_LOOSE):
+        for m in pattern.finditer(text):
+            if _generic(text, m.start("noun")):
+                continue
+            group = "q" if m.group("q") is not None else "v"
+            start, end = m.span(group)
+            if group == "v":
+                end = trim_value(text, start, end)
+            value = text[start:end]
+            if not _eu_plausible(value, m.group("noun")):
+                continue
+            if pattern is _EU_SECRET_LOOSE and not (
+                _EU_PIN.search(m.group("noun").strip()) or _generated_looking(value)
+            ):
+                continue
             yield Finding(CATEGORY, start, end)
+
+
+_CODE_NOUN = re.compile(r"(?i:code|c[óo]digo)\s*$")
 
 
 def _eu_plausible(value: str, noun: str) -> bool:
     if not value or _CODE_REFERENCE.match(value) or "(" in value:
         return False
-    if _EU_PIN.search(noun.strip()):
-        return sum(ch.isdigit() for ch in value) >= 4 and len(value) <= 12
+    if _EU_PIN.search(noun.strip()) or _CODE_NOUN.search(noun):  # "4B72A", "4711B"
+        digits = sum(ch.isdigit() for ch in value)
+        return len(value) <= 12 and (digits >= 4 or (digits >= 3 and value.isalnum()))
     word = value.lower().strip(".,!?")
     if word in cues.NOT_A_SECRET_EU or word in NOT_A_VALUE:
         return False

@@ -34,11 +34,14 @@ PIN_NOUNS_EU = (
     r"|d[ée]verrouillage|alarme|cadenas)"
     r"|c[óo]digo\s+(?:de\s+(?:mi\s+|la\s+)?)?(?:tarjeta|seguridad|desbloqueo|alarma|candado)"
     r"|code\s+PIN|digicode|code\s+de\s+(?:la\s+)?porte|code\s+d['\u2019]entr[ée]e"
+    r"|code\s+(?:de\s+l['\u2019](?:immeuble|alarme|interphone)|du\s+(?:portail|b[âa]timent|garage"
+    r"|cadenas|coffre|casier))|(?:Haust[üu]r|Garagen|Tor|Alarm|Tresor|Schlie(?:ss|ß)fach)code"
+    r"|c[óo]digo\s+del?\s+(?:portal|edificio|garaje|caja\s+fuerte|port[óo]n|telefonillo)"
     r"|c[óo]digo\s+PIN|PIN|NIP|c[óo]digo\s+de\s+(?:la\s+)?puerta|codice\s+PIN"
 )
 # Copulas: "ist", "lautet", "est", "c'est", "es", "era", "é", "è", Chinese 是/为.
 COPULA_EU = (
-    r"(?:\s*(?:(?:ist|lautet|lauten|war|sind|est|c['\u2019]est|était|es|era|sigue\s+siendo"
+    r"(?:\s*,?\s*(?:(?:ist|lautet|lauten|war|sind|est|c['\u2019]est|était|es|era|sigue\s+siendo"
     r"|é|è|is)\b|[:=])\s*(?:(?:jetzt|nun|immer\s+noch|maintenant|toujours|ahora|ya|todavía"
     r"|agora|ora)\s+)?(?::\s*)?)"
 )
@@ -79,7 +82,8 @@ PHONE_CUES = (
     r"|number\s+is|reach\s+(?:me|us|him|her)?\s*(?:on|at)?|contact|landline|\bfax|\bcel\b\.?"
     r"|handy(?:nummer)?|telefon(?:nummer)?|festnetz|mobil(?:nummer|funk)?|rufnummer"
     r"|ruf\s+(?:mich\s+)?an|erreichbar\s+unter|unter\s+der\s+nummer"
-    r"|t[ée]l[ée]phone|t[ée]l\.?|portable|(?:mon|ton|son|notre|votre)\s+num[ée]ro|appelle[sz]?(?:-moi)?(?:\s+au)?|joignable\s+au"
+    r"|(?:meine|deine|seine|ihre|unsere|eure)\s+(?:\w+)?nummer"
+    r"|t[ée]l[ée]phone|t[ée]l\.?|portable|\bfixe\b|\bgsm\b|\bfijo\b|(?:mon|ton|son|notre|votre)\s+num[ée]ro|appelle[sz]?(?:-moi)?(?:\s+au)?|joignable\s+au"
     r"|tel[ée]fono|m[óo]vil|celular|llámame(?:\s+al)?|llamame(?:\s+al)?|whats"
     r"|(?:mi|tu|su|meu|seu|il\s+mio)\s+n[úu]mero"
     r"|telefone|telemóvel|ligue(?:-me)?|cellulare|telefono|chiamami"
@@ -90,11 +94,15 @@ PHONE_CUES = (
 GOV_ID_CUES = (
     r"身份证(?:号码?|號碼?)?|身份證(?:號碼?)?|居民身份证|护照(?:号码?)?|護照(?:號碼?)?|社保(?:卡)?号|"
     r"Sozialversicherungsnummer|Rentenversicherungsnummer|Reisepass(?:nummer)?|"
-    r"Ausweis(?:nummer)?|Steuernummer|Steueridentifikationsnummer|"
+    r"Ausweis(?:nummer)?|Steuernummer|Steueridentifikationsnummer|Steuer-?(?:ID|IdNr)|"
     r"num[ée]ro\s+de\s+s[ée]curit[ée]\s+sociale|s[ée]cu|NIR|num[ée]ro\s+fiscal|"
     r"num[ée]ro\s+de\s+passeport|passeport|carte\s+d['\u2019]identit[ée]|"
     r"pasaporte|n[úu]mero\s+de\s+(?:la\s+)?seguridad\s+social|c[ée]dula|documento\s+de\s+identidad|"
-    r"carteira\s+de\s+identidade|codice\s+fiscale|carta\s+d['\u2019]identit[àa]"
+    r"carteira\s+de\s+identidade|codice\s+fiscale|carta\s+d['\u2019]identit[àa]|"
+    # driving licences, social security in Latin America
+    r"F[üu]hrerschein(?:nummer)?|permis(?:\s+de\s+conduire)?|num[ée]ro\s+de\s+permis|"
+    r"licencia(?:\s+de\s+(?:conducir|manejo))?|carn[ée]t?\s+de\s+conducir|驾驶证(?:号)?|驾照(?:号)?|"
+    r"n[úu]mero\s+de\s+(?:afiliaci[óo]n|seguro\s+social)|NSS|RUN|RUT"
 )
 
 # Words that name a bank card or account.
@@ -103,4 +111,15 @@ CARD_CUES = (
     r"Kreditkarte|Karte(?:nnummer)?|Kontonummer|Bankkonto|"
     r"carte\s+(?:bancaire|de\s+crédit|bleue)|num[ée]ro\s+de\s+carte|compte\s+bancaire|RIB|"
     r"tarjeta|n[úu]mero\s+de\s+(?:la\s+)?tarjeta|cuenta(?:\s+bancaria)?|cart[ãa]o|conta"
+)
+
+# Words that name a bank account (not a card), before its number, possibly a few words on.
+ACCOUNT_CUES = (
+    r"num[ée]ro\s+de\s+compte|n[°º]\s*de\s+compte|(?:mon|ton|son|notre|votre)\s+compte"
+    r"|compte\s+(?:bancaire|courant|ch[èe]que|joint|[ée]pargne)|cl[ée]\s+RIB|RIB"
+    r"|Kontonummer|Konto-?Nr\.?|Kontonr\.?|Bankkonto|(?:mein|dein|sein|ihr|unser)\s+Konto"
+    r"|n[úu]mero\s+de\s+(?:la\s+)?cuenta|(?:mi|tu|su|nuestra)\s+cuenta"
+    r"|cuenta\s+(?:bancaria|corriente|de\s+ahorros?)|CLABE(?:\s+interbancaria)?|CBU|CVU"
+    r"|n[úu]mero\s+da\s+conta|conta\s+corrente|numero\s+di\s+conto|conto\s+corrente"
+    r"|银行账号|银行帐号|账号|帳號|帐号|账户|賬戶|对公账户"
 )

@@ -23,6 +23,7 @@ from . import (
     keys,
     names,
     places,
+    seeds,
     times,
 )
 from .findings import ALL_CATEGORIES, IDENTIFIER_CATEGORIES, T3_CATEGORIES, Finding
@@ -71,6 +72,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("credentials", "credential", credentials.find),
     Detector("credentials_intl", "credential", credentials.find_multilingual),
     Detector("crypto_keys", "credential", keys.find),
+    Detector("seed_phrases", "credential", seeds.find),
     Detector("financial_accounts", "financial_account", accounts.find_financial),
     Detector("government_ids", "gov_id", accounts.find_gov_ids),
     Detector("emails", "email", contact.find_emails),

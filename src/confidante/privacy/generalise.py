@@ -52,6 +52,31 @@ _TIME_AFTER_AT = {
     "evening": "in the evening",
     "night": "at night",
 }
+_PREP_IN_LANGUAGE = re.compile(
+    r"(?:(?P<de>\b(?:um|gegen|ab|bis))|(?P<fr>(?<!\w)(?:à|vers|dès|avant|après|jusqu['\u2019]à))"
+    r"|(?P<es>\b(?:a|hacia|sobre|desde|hasta|antes\s+de|después\s+de)\s+las?))\s+$",
+    re.I,
+)
+_ZH_DAYPART_BEFORE = re.compile(rf"(?:{times.ZH_DAYPART})\s*$")
+_PARTS = {
+    "de": {
+        "early morning": "frühmorgens", "morning": "vormittags", "midday": "mittags",
+        "afternoon": "nachmittags", "evening": "abends", "night": "nachts",
+    },
+    "fr": {
+        "early morning": "tôt le matin", "morning": "le matin", "midday": "vers midi",
+        "afternoon": "l'après-midi", "evening": "le soir", "night": "la nuit",
+    },
+    "es": {
+        "early morning": "temprano por la mañana", "morning": "por la mañana",
+        "midday": "al mediodía", "afternoon": "por la tarde", "evening": "por la noche",
+        "night": "de madrugada",
+    },
+    "zh": {
+        "early morning": "清晨", "morning": "上午", "midday": "中午", "afternoon": "下午",
+        "evening": "晚上", "night": "深夜",
+    },
+}  # fmt: skip
 _TIME_AFTER_PREP = {
     "early morning": "early morning",
     "morning": "the morning",
@@ -120,10 +145,16 @@ def _replacement(
 
 
 def _time(text: str, f: Finding, floor: int) -> tuple[int, int, str | None]:
+    if _CJK.search(text, max(floor, f.start - 3), min(len(text), f.end + 2)):
+        return _time_zh(text, f, floor)
     hour = times.hour_at(text, f.start)
     if hour is None:
         return f.start, f.end, None
     part = times.part_of_day(hour)
+    prep = _PREP_IN_LANGUAGE.search(text, floor, f.start)
+    if prep:  # "um 5:45" -> "frühmorgens", "à 22h15" -> "le soir", "a las 6:20" -> ...
+        language = next(lang for lang in ("de", "fr", "es") if prep.group(lang))
+        return prep.start(), f.end, _PARTS[language][part]
     at = _AT_LIKE.search(text, floor, f.start)
     if at:
         return at.start(), f.end, _TIME_AFTER_AT[part]
@@ -132,11 +163,23 @@ def _time(text: str, f: Finding, floor: int) -> tuple[int, int, str | None]:
     return f.start, f.end, part
 
 
+def _time_zh(text: str, f: Finding, floor: int) -> tuple[int, int, str | None]:
+    """ "晚上9:45" -> "晚上", "早上7点20分" -> "早上", "16:30" -> "下午"."""
+    daypart = _ZH_DAYPART_BEFORE.search(text, floor, f.start)
+    start = daypart.start() if daypart else f.start
+    hour = times.zh_hour(text[start : f.end])
+    if hour is None:
+        return f.start, f.end, None
+    return start, f.end, _PARTS["zh"][times.part_of_day(hour % 24)]
+
+
 def _place(text: str, f: Finding, later: list[Finding], floor: int) -> tuple[int, int, str | None]:
     value = text[f.start : f.end]
     if _CJK.search(value):
         return f.start, f.end, None  # no Chinese wording for the stand-ins: refused
     kind = places.kind_of(value)
+    if kind == "unnamed":
+        return f.start, f.end, None
     the = _THE.search(text, floor, f.start)
     start = the.start() if the else f.start
     if kind == "neighbourhood":
@@ -149,4 +192,4 @@ def _place(text: str, f: Finding, later: list[Finding], floor: int) -> tuple[int
     if kind == "corner":
         corner = _CORNER_OF.search(text, floor, f.start)
         return (corner.start() if corner else f.start), f.end, "a street corner"
-    return start if kind == "landmark" else f.start, f.end, places.describe(kind)
+    return start if kind in ("landmark", "school") else f.start, f.end, places.describe(kind)

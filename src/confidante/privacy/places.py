@@ -65,7 +65,8 @@ _AREA_WORDS = r"District|Quarter|Heights|Village|Borough|Ward|Barrio|Kiez|Arrond
 # A place word or a comma ("Williamsburg, Brooklyn") before a run of capitalised words;
 # only runs the gazetteer knows, or that end in an area word, count.
 _PLACE_CUE = re.compile(
-    rf"(?:\b(?i:in|at|from|near|around|to|outside|of)|,)\s+(?:the\s+)?"
+    rf"(?:\b(?i:in|at|from|near|around|to|outside|of|dans|en|à|au|aux|près\s+de|im|bei|nahe"
+    rf"|cerca\s+de|desde|por)|,)\s+(?:(?i:the|le|la|les|l['\u2019]|el|los|las|der|die|dem|den)\s*)?"
     rf"(?P<v>\d+(?:st|nd|rd|th|e|er)\s+(?i:arrondissement)|{_CAP}(?:\s+{_CAP}){{0,3}})"
 )
 _NEIGHBOURHOOD_NAMED = re.compile(
@@ -73,6 +74,70 @@ _NEIGHBOURHOOD_NAMED = re.compile(
     rf"(?:the\s+)?(?P<v>{_CAP}(?:\s+{_CAP}){{0,2}})"
 )
 
+
+# "on 5th and Main", "at Elm St & 3rd": a crossing, one side an ordinal, "Main" or a street.
+_ORDINAL = r"\d+(?:st|nd|rd|th)"
+_CROSS_SIDE = rf"(?:{_ORDINAL}|Main|Broadway|Market|{_CAP}\s+(?:{STREET_TYPES})\b\.?)"
+_CROSSING = re.compile(
+    rf"\b(?:on|at|of|near|by|off)\s+(?:the\s+)?(?P<v>(?:{_CROSS_SIDE}|{_CAP})\s+(?:and|&)\s+"
+    rf"{_CROSS_SIDE}|{_CROSS_SIDE}\s+(?:and|&)\s+{_CAP})"
+)
+# Streets named in German, French, Spanish and Italian, with no house number: "in der
+# Kastanienallee", "rue Oberkampf", "calle Argumosa", "Via Roma". Refused rather than
+# generalised: there is no stand-in in the sentence's own language.
+_GERMAN_STREET = re.compile(
+    r"(?<![\w-])[A-ZÄÖÜ][\wäöüß-]{0,40}?(?:stra(?:ss|ß)e|str\.|allee|gasse|chaussee)(?![\w])"
+    r"|(?:(?<=\b(?:der|die|den|dem|zum|zur)\s)|(?<=\b(?:am|im)\s))[A-ZÄÖÜ][a-zäöüß]+"
+    r"(?:weg|platz|ring|damm|ufer|steig|pfad|markt|hof)(?![\w])"
+)
+# The same streets as spans (for deciding what a finding is).
+_FOREIGN_STREET_SPAN = re.compile(
+    r"[A-ZÄÖÜ][\wäöüß-]*(?:stra(?:ss|ß)e|str\.|allee|gasse|chaussee|weg|platz|ring|damm|ufer"
+    r"|steig|pfad|markt|hof)"
+    r"|(?i:rue|boulevard|bd|all[ée]e|impasse|quai|chemin|calle|avenida|avda\.?|paseo|carrer|rua"
+    r"|travessa|viale|piazza|corso|vicolo|place|avenue|av\.|via|plaza)\s.*"
+)
+_NOT_GERMAN_STREETS = frozenset(
+    """Arbeitsplatz Parkplatz Spielplatz Sportplatz Campingplatz Stellplatz Sitzplatz Marktplatz
+    Heimweg Rückweg Umweg Ausweg Arbeitsweg Schulweg Fußweg Radweg Wanderweg Feldweg Waldweg
+    Bauernhof Friedhof Bahnhof Hinterhof Innenhof Flughafen Supermarkt Flohmarkt Wochenmarkt
+    Weihnachtsmarkt Arbeitsmarkt Wohnungsmarkt Staudamm Flussufer Seeufer Ehering Boxring""".split()
+)
+_ROMANCE_STREET = re.compile(
+    r"(?<![\w-])(?:(?i:rue|boulevard|bd|all[ée]e|impasse|quai|chemin|calle|avenida|avda\.?|paseo|avenue"
+    r"|carrer|rua|travessa|viale|piazza|corso|vicolo)|(?<=\bla\s)place|Av\.|Via|Plaza|Place)"
+    r"\s+(?:(?:de\s+la|de\s+l['\u2019]|du|des|de|del|de\s+los|de\s+las|d['\u2019]|dei|della)\s*)?"
+    r"(?P<name>[A-ZÀ-Þ][\w'\u2019-]+)"
+)
+# An area named by a word for one: "the Riverside Gardens estate", "quartier de la
+# Croix-Rousse", "barrio de Lavapiés", "Kiez Neukölln"; a named school or tower; a floor.
+_AREA_NOUN_AFTER = re.compile(
+    rf"\b(?:in|at|on|from|near|around|of)\s+the\s+(?P<v>{_CAP}(?:\s+{_CAP}){{0,3}})\s+"
+    r"(?:estate|housing\s+estate|neighbou?rhood|development|complex|projects)\b"
+)
+_AREA_NOUN_BEFORE = re.compile(
+    r"(?<![\w-])(?i:quartier|barrio|colonia|urbanizaci[óo]n|fraccionamiento|Viertel|Stadtteil"
+    r"|Kiez|Siedlung|cit[ée]|r[ée]sidence|lotissement|bairro|quartiere|rione)"
+    r"\s+(?:(?:de\s+la|de\s+l['\u2019]|du|des|de|del|d['\u2019])\s*)?"
+    r"(?P<v>[A-ZÀ-Þ][\w'\u2019-]+(?:\s+[A-ZÀ-Þ][\w'\u2019-]+){0,2})"
+)
+_ESTATE = re.compile(
+    r".+\s(?:estate|housing\s+estate|neighbou?rhood|development|complex|projects)", re.I
+)
+_NAMED_BUILDING = re.compile(
+    r"(?<![\w-])(?P<v>(?i:[ée]cole|coll[èe]ge|lyc[ée]e|Grundschule|Gesamtschule|Realschule"
+    r"|Gymnasium|Kita|Kindergarten|escuela|colegio|instituto|liceo|scuola|torre|Turm)"
+    r"\s+(?:(?:de\s+la|du|des|de|del|am|an\s+der)\s+)?[A-ZÀ-Þ][\w'\u2019-]+)"
+    rf"|(?<![\w'\u2019.-])(?P<w>{_CAP}(?:\s+{_CAP})?\s+(?:Elementary|Primary|Middle|High|Junior|Academy|Prep)"
+    r"(?:\s+School)?)\b"
+    r"|(?<![\w-])(?P<x>[A-ZÄÖÜ][\wäöüß]+-(?:Gymnasium|Grundschule|Realschule|Gesamtschule|Schule"
+    r"|Kita|Oberschule|Hauptschule|Akademie))(?![\w-])"
+)
+_FLOOR = re.compile(
+    r"(?<![\w-])(?P<v>(?i:planta|piso|[ée]tage|Stock|Etage|floor)\s*\d{1,3}"
+    r"|\d{1,3}\s*(?:e|er|ème|º|ª|\.|st|nd|rd|th)?\s*(?i:[ée]tage|Stock|Etage|floor|piso|planta))"
+    r"(?![\w])"
+)
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 # Chinese districts, streets and estates after "in / live in / near": "住在朝阳区", "在望京".
@@ -94,6 +159,11 @@ def subcity_places() -> dict[str, str]:
             if name.startswith("the "):
                 places[name[4:]] = city
     return places
+
+
+@cache
+def _zh_places() -> tuple[str, ...]:
+    return tuple(name for name in subcity_places() if _CJK.search(name))
 
 
 def city_of(place: str) -> str | None:
@@ -138,9 +208,51 @@ def find(text: str) -> Iterator[Finding]:
             yield Finding(CATEGORY, m.start("v"), m.start("v") + area.end())
     for m in _NEIGHBOURHOOD_NAMED.finditer(text):
         yield Finding(CATEGORY, m.start("v"), m.end("v"))
+    yield from _sub_city(text)
     if _CJK.search(text):
         for m in _ZH_DISTRICT.finditer(text):
             yield Finding(CATEGORY, m.start("v"), m.end("v"))
+        for name in _zh_places():  # "望京", "陆家嘴": known neighbourhoods need no suffix
+            start = text.find(name)
+            while start != -1:
+                yield Finding(CATEGORY, start, start + len(name))
+                start = text.find(name, start + len(name))
+
+
+def _sub_city(text: str) -> Iterator[Finding]:
+    """Crossings, streets in other languages, named areas, schools, towers and floors."""
+    if " and " in text or "&" in text:
+        for m in _CROSSING.finditer(text):
+            yield Finding(CATEGORY, m.start("v"), m.end("v"))
+    for m in _GERMAN_STREET.finditer(text):
+        if m.group() not in _NOT_GERMAN_STREETS:
+            yield Finding(CATEGORY, m.start(), m.end())
+    for m in _ROMANCE_STREET.finditer(text):
+        yield Finding(CATEGORY, m.start(), m.end())
+    for m in _AREA_NOUN_AFTER.finditer(text):  # "Riverside Gardens estate": the word too
+        yield Finding(CATEGORY, m.start("v"), m.end())
+    for pattern in (_AREA_NOUN_BEFORE, _FLOOR):  # the area word and floor word go too
+        for m in pattern.finditer(text):
+            yield Finding(CATEGORY, m.start(), m.end())
+    for m in _NAMED_BUILDING.finditer(text):
+        group = next(g for g in ("v", "w", "x") if m.group(g))
+        yield Finding(CATEGORY, m.start(group), m.end(group))
+
+
+_ENGLISH_SCHOOL = re.compile(
+    r"(?i:.*\b(?:school|academy|high|prep|primary|elementary|middle|junior))"
+)
+
+
+def _no_stand_in(place: str) -> bool:
+    """A street, area, building or floor named in German, French, Spanish or Italian (or a
+    floor in any language): refused in public text, not described in English inside
+    someone else's sentence."""
+    if _NAMED_BUILDING.fullmatch(place):
+        return not _ENGLISH_SCHOOL.match(place)
+    return any(
+        p.fullmatch(place) for p in (_GERMAN_STREET, _ROMANCE_STREET, _AREA_NOUN_BEFORE, _FLOOR)
+    )
 
 
 _STREET_WORD = re.compile(rf"\b(?:{STREET_TYPES})\b\.?$")
@@ -155,11 +267,18 @@ _DESCRIPTIONS = {
     "street": "a local street",
     "landmark": "a local landmark",
     "neighbourhood": "a neighbourhood",
+    "school": "a local school",
 }
 
 
 def kind_of(place: str) -> str:
-    """What sort of fine place a ``fine_geo`` span is."""
+    """What sort of fine place a ``fine_geo`` span is ("unnamed": refuse, no stand-in)."""
+    if _no_stand_in(place):
+        return "unnamed"
+    if _NAMED_BUILDING.fullmatch(place):
+        return "school"
+    if _ESTATE.fullmatch(place):
+        return "neighbourhood"
     if _COORD.fullmatch(place) or _LAT_LON.fullmatch(place):
         return "coordinates"
     if " and " in place or " & " in place:

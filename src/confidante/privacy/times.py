@@ -1,7 +1,9 @@
-"""Exact clock times in someone's own routine ("I wake up at 6am"), and their part of day.
+"""Exact clock times in someone's routine ("I wake up at 6am", "er joggt um 5:45", "je pars
+à 7h10", "a las 6:20", "晚上9:45", "下午三点"), and their part of day.
 
-A time alone is not personal ("the cron job runs at 02:00 UTC"); it counts when the sentence
-speaks in the first person.
+A time alone is not personal ("the cron job runs at 02:00 UTC", "the store opens at 9am"); it
+counts when the sentence speaks of a person or a habit, in English, German, French, Spanish
+or Chinese, and not of a machine.
 """
 
 from __future__ import annotations
@@ -20,23 +22,32 @@ _NUMBER_WORDS = {
 _WORD_HOUR = "|".join(_NUMBER_WORDS)
 _TIME = re.compile(
     rf"""(?ix)
-    (?P<prep>\b(?:at|around|about|by|until|till|before|after|from|since)\s+)?
+    (?P<prep>\b(?:at|around|about|by|until|till|before|after|from|since
+        |um|gegen|ab|bis|à|vers|dès|avant|après|jusqu'à|a\s+las?|hacia\s+las?
+        |sobre\s+las?|desde\s+las?|hasta\s+las?|antes\s+de\s+las?|después\s+de\s+las?)\s+)?
     (?<![\d:.,])(?:
-        (?P<h1>[01]?\d|2[0-3])[:.h](?P<m1>[0-5]\d)(?!\d|\.\d)(?:\s*{_AMPM})?
+        (?P<h1>[01]?\d|2[0-3])(?:[:.h]|\s?h\s)(?P<m1>[0-5]\d)(?!\d|\.\d)(?:\s*{_AMPM})?
       | (?P<h2>1[0-2]|0?[1-9])\s*{_AMPM.replace("ampm", "ampm2")}
       | (?P<h3>1[0-2]|0?[1-9]|{_WORD_HOUR})\s*o['\u2019]?\s?clock
       | (?P<frac>half\s+past|quarter\s+past|quarter\s+to)\s+(?P<h4>1[0-2]|0?[1-9]|{_WORD_HOUR})\b
-      | (?P<word>noon|midday|midnight)
+      | (?P<word>noon|midday|midnight|mittags|midi|minuit|mediodía|medianoche)
+      | (?P<h6>[01]?\d|2[0-3])\s?(?:h(?![\w])|Uhr\b)(?(prep)|(?!))
+      | (?<=\blas\s)(?P<h7>1[0-2]|0?[1-9])(?![\d:.,]|\s*h\b)
       | (?<=\bat\s)(?P<h5>1[0-2]|0?[1-9])(?=\s+(?:every|each|in\s+the|on\s+(?:week|mon|tue|wed
             |thu|fri|sat|sun)|sharp|daily|most|at\s+night|tonight|tomorrow))
     )
-    (?P<day>\s+(?:in\s+the\s+)?(?:morning|afternoon|evening|at\s+night))?
+    (?P<day>\s+(?:in\s+the\s+)?(?:morning|afternoon|evening|at\s+night)
+        |\s+(?:de\s+la\s+(?:mañana|tarde|noche)|du\s+(?:matin|soir)|de\s+l['\u2019]après-midi
+        |morgens|abends|nachmittags|früh))?
     """
 )
-_WORD_TIME_HINT = re.compile(r"o['\u2019]?\s?clock|noon|midday|midnight|half\s+past|quarter", re.I)
+_WORD_TIME_HINT = re.compile(
+    r"o['\u2019]?\s?clock|noon|midday|midnight|half\s+past|quarter|mittags|midi|minuit|mediod",
+    re.I,
+)
 # Routines that are someone's even without "I": "school pickup is at 3pm".
 _ROUTINE = re.compile(
-    r"\b(?:pick\s*-?up|drop\s*-?off|school\s+run|bedtime|alarm|commute|shift|therapy|"
+    r"\b(?:pick(?:ed|s)?\s*-?up|drop(?:ped|s)?\s*-?off|school\s+run|bedtime|alarm|commute|shift|therapy|"
     r"appointment|meds|medication|insulin|pills|workout|gym|yoga|pilates|jog|run|walk|nap|"
     r"curfew|wake[\s-]?up|lunch\s+break|standup|stand-up|lesson|class|practice|training|"
     r"piano|swim|feeding|dog\s+walk)\b",
@@ -44,7 +55,7 @@ _ROUTINE = re.compile(
 )
 # A clock reading that is not a time: scores, ratios, versions.
 _NOT_A_TIME_BEFORE = re.compile(
-    r"(?:score|ratio|aspect|version|v|odds|won|lost|beat|in|took|takes|lasted|time\s+of|"
+    r"\b(?:score|ratio|aspect|version|v|odds|won|lost|beat|in|took|takes|lasted|time\s+of|"
     r"pace|record|best)\W*$",
     re.I,
 )
@@ -52,6 +63,15 @@ _NOT_A_TIME_BEFORE = re.compile(
 
 # Someone else's routine, said in the third person: "the owner wakes at 6:12am".
 _HABIT = re.compile(
+    # German, French, Spanish: a person or a habit ("er", "meine Mutter", "jeden Morgen",
+    # "tous les jours", "elle", "cada domingo", "salgo")
+    r"\b(?:ich|mich|mein\w*|wir|unser\w*|er|sie|ihr\w*|sein\w*|jeden|jede|jedem|immer|täglich"
+    r"|morgens|abends|montags|dienstags|mittwochs|donnerstags|freitags|samstags|sonntags"
+    r"|je|j['\u2019]|me|mon|ma|mes|nous|notre|nos|il|elle|ils|elles|tous\s+les|toutes\s+les"
+    r"|chaque|toujours|d['\u2019]habitude|yo|mi|mis|nosotros|nuestr[oa]s?|él|ella|ellos"
+    r"|todos\s+los|todas\s+las|cada|siempre|normalmente|suelo|suele|salgo|voy|llego"
+    r"|kids|children|son|daughter|mum|mom|dad|husband|wife|partner|grandma|grandpa)\b|"
+    r"每天|每周|每晚|每个|每日|总是|一般|通常|我|你|他|她|"
     r"\b(?:wakes|gets\s+up|sleeps|goes\s+to\s+(?:bed|sleep|work|school|the\s+gym)|leaves|"
     r"arrives|gets\s+(?:home|back|in)|comes\s+home|starts\s+work|finishes|works\s+out|eats|"
     r"takes\s+(?:his|her|their)|walks|picks\s+up|drops\s+off|logs\s+(?:on|off|in)|"
@@ -59,11 +79,48 @@ _HABIT = re.compile(
     r"nightly|each\s+(?:day|morning|night))\b",
     re.I,
 )
-# Chinese clock times: "早上6点12分", "晚上十点" is left alone (no digits), "6:30" is _TIME's.
+# Chinese clock times: "早上6点12分", "下午三点", "9点45"; "6:30" is _TIME's. An hour in
+# Chinese numerals needs a part of the day or minutes with it ("一点" is also "a little").
+ZH_DAYPART = r"早上|上午|中午|下午|晚上|凌晨|傍晚|夜里|清晨|半夜|深夜|早晨"
+_ZH_NUMERAL = "零〇一二两三四五六七八九十"
 _ZH_TIME = re.compile(
-    r"(?:早上|上午|中午|下午|晚上|凌晨|傍晚|夜里)?\s*\d{1,2}\s*[点點时時]"
-    r"(?:\s*\d{1,2}\s*分|半|一刻|三刻)?"
+    rf"(?P<part>{ZH_DAYPART})?\s*(?P<h>\d{{1,2}}|[{_ZH_NUMERAL}]{{1,3}})\s*[点點时時]"
+    rf"(?P<min>\s*(?:\d{{1,2}}|[{_ZH_NUMERAL}]{{1,3}})\s*分?|半|一刻|三刻)?"
 )
+_ZH_NUMBERS = dict(
+    zip("零〇一二两三四五六七八九", (0, 0, 1, 2, 2, 3, 4, 5, 6, 7, 8, 9), strict=True)
+)
+_ZH_PM = ("中午", "下午", "晚上", "傍晚", "夜里", "深夜")
+
+
+def _zh_number(raw: str) -> int:
+    if raw.isdigit():
+        return int(raw)
+    if "十" in raw:  # 十 10, 十二 12, 二十 20, 二十三 23
+        tens, _, ones = raw.partition("十")
+        return (_ZH_NUMBERS.get(tens, 1) if tens else 1) * 10 + (_ZH_NUMBERS.get(ones, 0))
+    return _ZH_NUMBERS.get(raw, 0)
+
+
+def _zh_times(text: str) -> Iterator[Finding]:
+    for m in _ZH_TIME.finditer(text):
+        if not m.group("h").isdigit() and not (m.group("part") or m.group("min")):
+            continue
+        yield Finding("exact_time", m.start(), m.end())
+
+
+def zh_hour(value: str) -> int | None:
+    """24-hour hour of a Chinese clock time ("下午三点" -> 15, "晚上9:45" -> 21)."""
+    m = _ZH_TIME.search(value) or re.search(rf"(?P<part>{ZH_DAYPART})?\s*(?P<h>\d{{1,2}}):", value)
+    if m is None:
+        return None
+    hour = _zh_number(m.group("h"))
+    part = m.group("part") or ""
+    if part in _ZH_PM and hour < 12 and not (part == "中午" and hour >= 11):
+        hour += 12
+    return hour if 0 <= hour <= 24 else None
+
+
 # A person's date of birth or anniversary, whatever the date format after the cue.
 _MONTHS = (
     r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
@@ -95,12 +152,13 @@ _MACHINE = re.compile(
 def find(text: str) -> Iterator[Finding]:
     """Yield exact personal times (and personal dates) in ``text``."""
     if not enough_digits(text, 1) and not _WORD_TIME_HINT.search(text):
+        if "点" in text or "點" in text:
+            yield from _zh_times(text)  # "下午三点": no digits at all
         return
     for m in _PERSONAL_DATE.finditer(text):
         yield Finding("exact_time", m.start("date"), m.end("date"))
     if "点" in text or "點" in text or "时" in text or "時" in text:
-        for m in _ZH_TIME.finditer(text):
-            yield Finding("exact_time", m.start(), m.end())
+        yield from _zh_times(text)
     person = _HABIT.search(text) or _PERSON.search(text)
     habit = person is not None and not _MACHINE.search(text)
     if not (FIRST_PERSON.search(text) or _ROUTINE.search(text) or habit):
@@ -120,10 +178,20 @@ def find(text: str) -> Iterator[Finding]:
 
 _PM_CONTEXT = re.compile(
     r"\b(?:pm|p\.m\.|evening|tonight|night|dinner|supper|bed|bedtime|sleep|asleep|after\s+work|"
-    r"afternoon|pick\s*-?up|home\s+from)\b",
+    r"afternoon|pick\s*-?up|home\s+from|abends?|nachts?|nachmittags?|soir|soirée|nuit"
+    r"|après-midi|tarde|noche)\b",
     re.I,
 )
-_AM_CONTEXT = re.compile(r"\b(?:am|a\.m\.|morning|breakfast|wake|alarm|sunrise|dawn)\b", re.I)
+_AM_CONTEXT = re.compile(
+    r"\b(?:am|a\.m\.|morning|breakfast|wake|alarm|sunrise|dawn|morgens?|früh|frühstück|matin"
+    r"|réveil|mañana|madrugada|desayuno)\b",
+    re.I,
+)
+
+
+_PM_MARKERS = ("afternoon", "evening", "night", "tarde", "noche", "soir", "après-midi", "abends",
+               "nachmittags")  # fmt: skip
+_AM_MARKERS = ("morning", "mañana", "matin", "morgens", "früh")
 
 
 def hour_at(text: str, start: int) -> int | None:
@@ -136,15 +204,15 @@ def hour_at(text: str, start: int) -> int | None:
 
 def _hour(m: re.Match[str], text: str) -> int:
     if m.group("word"):
-        return 0 if m.group("word").lower() == "midnight" else 12
-    raw = next(m.group(g) for g in ("h1", "h2", "h3", "h4", "h5") if m.group(g))
+        return 0 if m.group("word").lower() in ("midnight", "minuit", "medianoche") else 12
+    raw = next(m.group(g) for g in ("h1", "h2", "h3", "h4", "h5", "h6", "h7") if m.group(g))
     hour = int(raw) if raw.isdigit() else _NUMBER_WORDS[raw.lower()]
     if hour > 12 or (m.group("h1") and raw.startswith("0") and not m.group("ampm")):
         return hour  # "14:30", "02:00": a 24-hour clock
-    marker = (m.group("ampm") or m.group("ampm2") or m.group("day") or "").lower()
-    if marker.startswith("p") or any(w in marker for w in ("afternoon", "evening", "night")):
+    marker = (m.group("ampm") or m.group("ampm2") or m.group("day") or "").lower().strip()
+    if marker.startswith("p") or any(w in marker for w in _PM_MARKERS):
         return hour % 12 + 12
-    if marker.startswith("a") or "morning" in marker:
+    if marker.startswith("a") or any(w in marker for w in _AM_MARKERS):
         return hour % 12
     # No marker on the time itself: the rest of the sentence usually says which half.
     after = text[m.end() : m.end() + 40]

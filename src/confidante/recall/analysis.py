@@ -32,7 +32,7 @@ import snowballstemmer
 
 from .stopwords import CJK_STOP_CHARS, STOPWORDS
 
-__all__ = ["CJK", "fold", "forget_words", "is_cjk", "language", "stem", "terms"]
+__all__ = ["CJK", "fold", "forget_words", "is_cjk", "language", "speaker", "stem", "terms"]
 
 # Han (with extension A and compatibility ideographs), kana, Hangul syllables and jamo.
 CJK = "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
@@ -63,6 +63,17 @@ _VOTES: dict[str, tuple[str, ...]] = {}
 for _lang, _words in STOPWORDS.items():
     for _w in _words:
         _VOTES[_w] = (*_VOTES.get(_w, ()), _lang)
+
+
+# A transcript line: "Caroline: I moved to Boston". One to a few words, then a colon (ASCII
+# or full-width) and a space, at the start of the text.
+_SPEAKER = re.compile(r"^\s*([^\W\d_][\w .'-]{0,30}?)\s*[:\uff1a]\s+")
+
+
+def speaker(text: str) -> tuple[str, str] | None:
+    """(speaker, what they said) when `text` is a transcript line ("Name: text"), else None."""
+    m = _SPEAKER.match(text)
+    return None if m is None else (m[1], text[m.end() :])
 
 
 def fold(text: str) -> str:

@@ -37,9 +37,10 @@ def index_bytes(index: PartitionIndex) -> int:
         total += arr.nbytes
     for term, (rows, counts) in index.postings.items():
         total += sys.getsizeof(term) + rows.nbytes + counts.nbytes + 250
-    for extra in index.extras.values():
-        if isinstance(extra, np.ndarray):
-            total += extra.nbytes
+    for extra in index.extras.values():  # arrays, or rankers' holders of arrays
+        size = getattr(extra, "nbytes", None)
+        if isinstance(size, int | np.integer):
+            total += int(size)
     return total
 
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..model import Fact, OriginKind
 from ..policy import Grant, PartitionRef
-from .analysis import stem, terms
+from .analysis import speaker, stem, terms
 from .supersession import Claim, claim, superseded
 
 __all__ = ["IndexedFact", "Lines", "PartitionIndex", "stem", "tokenize"]
@@ -38,6 +38,7 @@ class IndexedFact:
     created_ms: int
     expires_ms: int | None
     vector: np.ndarray | None = None  # float16 embedding, when a semantic ranker made one
+    embedder: str | None = None  # the name of the embedder that made `vector`
 
 
 _NEVER = np.iinfo(np.int64).max
@@ -83,6 +84,8 @@ class PartitionIndex:
     created: np.ndarray = field(init=False)
     expires: np.ndarray = field(init=False)
     conversation: np.ndarray = field(init=False)  # conversation_keys, per fact
+    # Transcript lines ("Caroline: ..."): each term of a speaker's name -> the rows they said.
+    spoken_by: dict[str, np.ndarray] = field(init=False)
     _by_conversation: np.ndarray = field(init=False)  # rows by conversation, then written order
     _lines: dict[bytes, Lines | None] = field(init=False, default_factory=dict)
     _claims: list[Claim | None] | None = field(init=False, default=None)
@@ -95,12 +98,18 @@ class PartitionIndex:
     def __post_init__(self) -> None:
         lengths = np.zeros(len(self.facts), dtype=np.float32)
         post: dict[str, list[tuple[int, int]]] = defaultdict(list)
+        spoken: dict[str, list[int]] = defaultdict(list)
         for i, f in enumerate(self.facts):
+            line = speaker(f.fact.text)
+            if line is not None:
+                for term in set(tokenize(line[0])):
+                    spoken[term].append(i)
             terms = Counter(tokenize(f.fact.text))
             lengths[i] = sum(terms.values())
             for term, tf in terms.items():
                 post[term].append((i, tf))
         self.lengths = lengths
+        self.spoken_by = {t: np.asarray(rows, dtype=np.int64) for t, rows in spoken.items()}
         self.postings = {
             t: (
                 np.fromiter((i for i, _ in p), np.int32, len(p)),

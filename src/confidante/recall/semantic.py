@@ -1,22 +1,49 @@
 """The semantic ranker: cosine similarity over embeddings held in the partition index.
 
 Vectors are made once, when a fact is written, and stored inside the fact's ciphertext
-(float16); at load they are decrypted into one matrix per partition, never written out in
-the clear. Facts stored before an embedder was configured are embedded at load time.
+(float16, with the name of the embedder that made them); at load they are decrypted into one
+matrix per partition, never written out in the clear. Facts stored before this embedder was
+configured (or by another one) are embedded at load time, in memory only.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from .analysis import language
 from .embedding import Embedder
+from .embedding.routed import LanguageRoutedEmbedder
 from .index import PartitionIndex
 from .ranking import Candidates
 
 _KEY = "vectors"
+# Embedders whose vectors were stored without their name, before names were stored; their
+# dimensions (256, 384, 512) told them apart. Any other untagged vector is embedded again.
+_UNTAGGED = frozenset({"static", "minilm-int8", "use-multilingual"})
+
+
+@dataclass
+class _Routed:
+    """A partition's vectors under the `auto` embedder, split by model."""
+
+    english: np.ndarray  # float32 (n, english dim); zero rows: not English
+    multilingual16: np.ndarray  # float16 (n, multilingual dim), as stored
+    other: np.ndarray  # rows that are not English
+    _multilingual: np.ndarray | None = None
+
+    @property
+    def nbytes(self) -> int:  # for the partition cache's budget
+        extra = 0 if self._multilingual is None else self._multilingual.nbytes
+        return self.english.nbytes + self.multilingual16.nbytes + self.other.nbytes + extra
+
+    @property
+    def multilingual(self) -> np.ndarray:
+        if self._multilingual is None:  # only a non-English query reads every row of it
+            self._multilingual = self.multilingual16.astype(np.float32)
+        return self._multilingual
 
 
 class Semantic:
@@ -32,28 +59,40 @@ class Semantic:
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         return self.embedder.embed(list(texts)).astype(np.float16)
 
+    def is_current(self, vector: np.ndarray | None, made_by: str | None) -> bool:
+        """Whether a stored vector was made by this embedder (else it is embedded again)."""
+        if vector is None or vector.shape != (self.embedder.dim,):
+            return False
+        name = self.embedder.name
+        return made_by == name or (made_by is None and name in _UNTAGGED)
+
     def prepare(self, index: PartitionIndex) -> None:
-        dim = self.embedder.dim
-        mat = np.zeros((len(index.facts), dim), dtype=np.float32)
+        mat = np.zeros((len(index.facts), self.embedder.dim), dtype=np.float16)
         missing = []
         for i, f in enumerate(index.facts):
-            if f.vector is not None and f.vector.shape == (dim,):
+            if self.is_current(f.vector, f.embedder):
                 mat[i] = f.vector
             else:
                 missing.append(i)
         if missing:  # written before this embedder was chosen: embed now, in memory only
-            mat[missing] = self.embedder.embed([index.facts[i].fact.text for i in missing])
-        index.extras[_KEY] = mat
+            mat[missing] = self.embed_documents([index.facts[i].fact.text for i in missing])
+        if isinstance(self.embedder, LanguageRoutedEmbedder):
+            split = self.embedder.split
+            english = mat[:, :split].astype(np.float32)
+            other = np.flatnonzero(~english.any(axis=1))
+            index.extras[_KEY] = _Routed(english, np.ascontiguousarray(mat[:, split:]), other)
+        else:
+            index.extras[_KEY] = mat.astype(np.float32)
 
     def _query(self, query: str) -> np.ndarray:
         # Not kept between calls: a query's vector holds its meaning.
         return self.embedder.embed([query])[0].astype(np.float32)
 
     def covers(self, query: str) -> bool:
-        """Whether the embedder was made for the query's language. The shipped English
-        models read Chinese as stray characters: on the bilingual dev set their cosine
-        pulls Chinese recall down (turn any@5 0.925 with it, 0.970 without), so for such a
-        query this ranker abstains and keywords decide alone."""
+        """Whether the embedder was made for the query's language. The English models read
+        Chinese as stray characters: on the bilingual dev set their cosine pulls Chinese
+        recall down (turn any@5 0.925 with it, 0.970 without), so for such a query this
+        ranker abstains and keywords decide alone."""
         langs = getattr(self.embedder, "languages", None)
         return langs is None or language(query) in langs
 
@@ -63,11 +102,29 @@ class Semantic:
         q = self._query(query)
         out = []
         for c in pool:
-            mat = c.index.extras.get(_KEY)
-            if mat is None:
+            vectors = c.index.extras.get(_KEY)
+            if vectors is None:
                 self.prepare(c.index)
-                mat = c.index.extras[_KEY]
-            # einsum, not BLAS: threaded OpenBLAS gemv is ~15x slower on a small shared box.
-            s = np.einsum("ij,j->i", mat, q)
+                vectors = c.index.extras[_KEY]
+            if isinstance(vectors, _Routed):
+                s = self._routed(vectors, q)
+            else:
+                # einsum, not BLAS: threaded OpenBLAS gemv is ~15x slower on a small shared box.
+                s = np.einsum("ij,j->i", vectors, q)
             out.append(np.where(c.mask, s, 0.0).astype(np.float32))
         return out
+
+    def _routed(self, vectors: _Routed, q: np.ndarray) -> np.ndarray:
+        """English pairs by the English model; any other pair by the multilingual one, on the
+        English model's scale (`LanguageRoutedEmbedder`)."""
+        assert isinstance(self.embedder, LanguageRoutedEmbedder)
+        split = self.embedder.split
+        a, b = self.embedder.calibration
+        q_english, q_multi = q[:split], q[split:]
+        if not q_english.any():  # not an English query: every fact by the multilingual model
+            return a * np.einsum("ij,j->i", vectors.multilingual, q_multi) + b
+        s = np.einsum("ij,j->i", vectors.english, q_english)
+        if len(vectors.other):
+            rows = vectors.multilingual16[vectors.other].astype(np.float32)
+            s[vectors.other] = a * np.einsum("ij,j->i", rows, q_multi) + b
+        return s

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 
 from .analysis import fold
+from .analysis import speaker as transcript_speaker
 
 __all__ = ["Claim", "claim", "superseded"]
 
@@ -34,7 +35,6 @@ class Claim:
 # Full-width (CJK) comma, full stop, semicolon, exclamation and question marks, enumeration
 # comma; escaped, as lookalikes of ASCII punctuation are easy to misread in source.
 _ZH_PUNCT = "\uff0c\u3002\uff1b\uff01\uff1f\u3001"
-_SPEAKER = re.compile(r"^\s*([^\W\d_][\w .'-]{0,30}?)\s*[:\uff1a]\s+")
 # What ends a value: punctuation, or a word that starts another clause or a time.
 _END = (
     rf"(?=\s*(?:[,.;!?{_ZH_PUNCT})]|$|\s(?:now|anymore|again|already|with|because|since|for|and|"
@@ -336,9 +336,9 @@ def claim(text: str) -> Claim | None:
     """The changing attribute a text states, or None. The first phrasing that matches wins;
     a leading "Name:" is the speaker (a transcript line) and holds a first-person claim."""
     speaker = None
-    m = _SPEAKER.match(text)
-    if m:
-        speaker, text = fold(m[1]).strip(), text[m.end() :]
+    line = transcript_speaker(text)
+    if line is not None:
+        speaker, text = fold(line[0]).strip(), line[1]
     folded = fold(text)
     for attribute, needs, pattern in _RULES:
         if not any(n in folded for n in needs):

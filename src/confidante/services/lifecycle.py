@@ -118,6 +118,9 @@ def cleanup(mem: Engine, *, now: datetime | None = None, dry_run: bool = False) 
     extended: list[FactRow] = []
     orphans: list[str] = []
     neighbours: list[str] = []  # embed_context neighbours of deleted facts
+    # vectors another embedder made (a database from before an embedder change): recall
+    # embeds them again in memory at every load until they are stored anew
+    stale: list[str] = []
     unreadable = 0
     for part in store.partitions():
         try:
@@ -149,6 +152,8 @@ def cleanup(mem: Engine, *, now: datetime | None = None, dry_run: bool = False) 
                 neighbours += record.dependents
                 continue
             opened[(row.origin_kind, row.origin_key, row.author_key)].append((row, text))
+            if not mem.vector_is_current(record.vector, record.embedder):
+                stale.append(row.id)
         for facts in opened.values():
             for group in _duplicates(facts):
                 keep, rest = group[0], group[1:]
@@ -159,10 +164,12 @@ def cleanup(mem: Engine, *, now: datetime | None = None, dry_run: bool = False) 
                     neighbours += links[r.id].dependents
                 if longest != keep.expires_at:
                     extended.append(replace(keep, expires_at=longest))
+    gone = set(rescanned + merged_away + orphans)
+    stale = [i for i in stale if i not in gone]
     if not dry_run:
         store.delete_facts(rescanned + merged_away + orphans)
         store.update_facts(extended)
-        mem.reembed(neighbours)
+        mem.reembed(list(dict.fromkeys(i for i in neighbours + stale if i not in gone)))
 
     # 4. outdated public patterns are dropped
     stale_before = to_ms(now - timedelta(days=mem.settings.pattern_max_age_days))
@@ -190,6 +197,7 @@ def cleanup(mem: Engine, *, now: datetime | None = None, dry_run: bool = False) 
         "rescanned_deleted": len(rescanned),
         "deleted": deleted,
         "merged": len(merged_away),
+        "reembedded": len(stale),
         "patterns_dropped": patterns_dropped,
         "unreadable_rows": unreadable,
         **erasure,

@@ -41,6 +41,9 @@ class Opened:
 
     fact: Fact
     vector: np.ndarray | None = None
+    # The embedder that made `vector` (None: stored before that was recorded); vectors of
+    # another model are never compared.
+    embedder: str | None = None
     # Facts of the same batch whose text this fact's vector was embedded with (before it),
     # and those embedded with this fact's text (after it): `embed_context`'s links, so a
     # forgotten line's meaning can be taken out of its neighbours' vectors.
@@ -58,10 +61,12 @@ def seal_fact(
     fact: Fact,
     vector: np.ndarray | None = None,
     *,
+    embedder: str | None = None,
     context: tuple[str, ...] = (),
     dependents: tuple[str, ...] = (),
 ) -> FactRow:
-    """Return `row` with the ciphertext of `fact` (and its embedding and links, if any)."""
+    """Return `row` with the ciphertext of `fact` (and its embedding, with the name of the
+    embedder that made it, and links, if any)."""
     payload: dict[str, object] = {
         "t": fact.text,
         "s": fact.subject,
@@ -73,6 +78,8 @@ def seal_fact(
     }
     if vector is not None:
         payload["v"] = vector.astype(np.float16).tobytes().hex()
+        if embedder is not None:
+            payload["e"] = embedder
     if context:
         payload["x"] = list(context)
     if dependents:
@@ -116,6 +123,7 @@ def open_record(dk: bytes, row: FactRow) -> Opened:
     return Opened(
         fact,
         np.frombuffer(bytes.fromhex(vec), dtype=np.float16) if vec else None,
+        payload.get("e") if vec else None,
         tuple(payload.get("x") or ()),
         tuple(payload.get("d") or ()),
     )

