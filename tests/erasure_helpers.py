@@ -96,3 +96,66 @@ def opens(blobs: Iterable[bytes], keys: Iterable[bytes], aad: bytes) -> bool:
             except IntegrityError:
                 continue
     return False
+
+
+# --- PostgreSQL: the cluster's own files ------------------------------------------------------
+
+WRAPPING_BYTES = 61  # format byte, 12-byte nonce, 32-byte data key, 16-byte tag
+_SMALL_FILE = 2_000_000  # below this every offset is tried; above, only near a partition id
+
+
+def cluster_files(con, schema: str, since: float) -> dict[str, bytes]:
+    """What an attacker copies from the PostgreSQL server's disk: the schema's table and index
+    files (TOAST included) and every WAL segment written since `since` (epoch seconds), after
+    a CHECKPOINT. Read here, in the test process, which holds no SQLite connection."""
+    con.execute("CHECKPOINT")  # what sits in shared buffers goes to the files
+    data = Path(con.execute("SHOW data_directory").fetchone()[0])
+    rels = [
+        r
+        for (r,) in con.execute(
+            "SELECT pg_relation_filepath(oid) FROM pg_class "
+            "WHERE relnamespace = %s::regnamespace AND pg_relation_filepath(oid) IS NOT NULL "
+            "UNION SELECT pg_relation_filepath(reltoastrelid) FROM pg_class "
+            "WHERE relnamespace = %s::regnamespace AND reltoastrelid <> 0",
+            (schema, schema),
+        ).fetchall()
+    ]
+    paths = [p for r in rels for p in (data / r).parent.glob((data / r).name + "*")]
+    wal = data / "pg_wal"
+    paths += [
+        p
+        for p in wal.iterdir()
+        if p.is_file() and len(p.name) == 24 and p.stat().st_mtime >= since - 2
+    ]
+    return read_all(paths)
+
+
+def wrappings_opening(files: dict[str, bytes], master: bytes, pids: Iterable[str]) -> list[bytes]:
+    """Every data key of these partitions that an attacker holding `master` unwraps from the
+    files: each 61-byte blob starting with the format byte, anywhere in a small file and near
+    a mention of the partition id in a large one (a WAL segment), tried as its wrapping."""
+    keys: list[bytes] = []
+    pids = list(pids)
+    for blob in files.values():
+        for pid in pids:
+            aad = f"partition\x00{pid}".encode()
+            if len(blob) <= _SMALL_FILE:
+                regions = [(0, len(blob))]
+            else:
+                regions = []
+                at = blob.find(pid.encode())
+                while at != -1:
+                    regions.append((max(0, at - 400), at + 400))
+                    at = blob.find(pid.encode(), at + 1)
+            for lo, hi in regions:
+                i = blob.find(b"\x01", lo, hi)
+                while i != -1 and i + WRAPPING_BYTES <= len(blob):
+                    try:
+                        dk = open_sealed(master, blob[i : i + WRAPPING_BYTES], aad)
+                    except IntegrityError:
+                        pass
+                    else:
+                        if dk not in keys:
+                            keys.append(dk)
+                    i = blob.find(b"\x01", i + 1, hi)
+    return keys

@@ -114,3 +114,45 @@ def serve(env: dict[str, str], log: Path, *args: str) -> Server:
             raise RuntimeError("confidante serve did not start:\n" + log.read_text())
         time.sleep(0.1)
     return Server(proc, url, log)
+
+
+_HOLDER = """
+import sqlite3, sys
+con = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=60)
+if sys.argv[2] == "write":
+    con.execute("BEGIN IMMEDIATE")  # the write lock: every other writer waits
+else:
+    con.execute("BEGIN")
+    con.execute("SELECT count(*) FROM memory_facts").fetchall()  # a snapshot, from now
+print("holding", flush=True)
+sys.stdin.readline()
+con.execute("COMMIT")
+print("released", flush=True)
+"""
+
+
+class Holder:
+    """Another program on the same SQLite file (a backup script, the `sqlite3` shell, a BI
+    tool) holding a read snapshot or the write lock until told to let go."""
+
+    def __init__(self, db: Path, mode: str = "read") -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", _HOLDER, str(db), mode],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.proc.stdout is not None
+        assert self.proc.stdout.readline() == "holding\n"
+
+    def release(self) -> None:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write("go\n")
+        self.proc.stdin.flush()
+        assert self.proc.stdout.readline() == "released\n"
+        assert self.proc.wait(timeout=30) == 0
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=30)

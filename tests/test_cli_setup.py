@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -416,3 +417,64 @@ def test_an_owner_piped_in_is_read_and_an_idle_pipe_never_waited_on(home: Path) 
         idle.stdin.close()
         if idle.poll() is None:
             idle.kill()
+
+
+def _snapshot(folder: Path) -> dict[str, tuple[int, str]]:
+    """Name -> (mode, sha256) of every file in a folder (hashed by another process)."""
+    names = sorted(p.name for p in folder.iterdir())
+    out = subprocess.run(
+        ["sha256sum", *names], cwd=folder, capture_output=True, text=True, check=True
+    ).stdout
+    sums = {line.split()[1]: line.split()[0] for line in out.splitlines()}
+    return {n: ((folder / n).stat().st_mode & 0o777, sums[n]) for n in names}
+
+
+def _as_first_schema(db: Path) -> None:
+    """Turn a database file back into the first schema (what confidante 0.1 wrote)."""
+    con = sqlite3.connect(db)
+    con.execute("DROP INDEX events_same")
+    con.execute("DROP INDEX partitions_erase")
+    for table, column in [
+        ("partitions", "erase_pending"),
+        ("memory_facts", "ttl_ms"),
+        ("memory_archive", "ttl_ms"),
+        ("events", "count"),
+    ]:
+        con.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+    con.execute("UPDATE meta SET value = CAST('1' AS BLOB) WHERE key = 'schema_version'")
+    con.commit()
+    con.close()
+
+
+def test_restore_reads_the_backup_without_changing_it_and_warns_about_the_old_key(
+    run, home: Path, tmp_path: Path
+) -> None:
+    """The backup is opened read-only (no migration, no -wal or -shm beside it), and the key
+    of the database a forced restore replaced is kept, with a warning saying what it opens."""
+    run("init", "--owner", OWNER)
+    run("remember", "alice likes jazz", "--as", ALICE, "--dm")
+    key_file = Path(str(db_of(home)) + ".key")
+    first_key = key_file.read_text().strip()
+    backups = tmp_path / "backups"
+    backups.mkdir()
+    backup = backups / "backup.db"
+    run("backup", str(backup))
+    _as_first_schema(backup)  # a backup made by an earlier confidante: never migrated in place
+    before = _snapshot(backups)
+    assert list(before) == ["backup.db"]
+
+    # Every key this machine knows is tried on the backup: none opens it after a rotation.
+    run("keys", "rotate")
+    p = run("restore", str(backup), "--force", "--json", ok=False)
+    assert j(p)["error"]["code"] == "wrong_master_key"
+    assert _snapshot(backups) == before
+
+    replaced_key = key_file.read_text()
+    done = j(run("restore", str(backup), "--force", "--key", first_key, "--json"))
+    assert _snapshot(backups) == before
+    kept = Path(done["previous_key_file"])
+    assert kept.name == "memory.db.key.before-restore"
+    assert kept.read_text() == replaced_key and oct(kept.stat().st_mode & 0o777) == "0o600"
+    assert "backups of the replaced database" in done["warning"]
+    got = j(run("list", "--as", ALICE, "--dm", "--json"))["facts"]
+    assert [f["text"] for f in got] == ["alice likes jazz"]

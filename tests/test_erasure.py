@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -23,15 +24,18 @@ import pytest
 from confidante import Context, Memory
 from confidante.config import Settings
 from confidante.services.lifecycle import complete_erasure, erasure_pending
+from confidante.store.sqlite import RETRY_SECONDS
 from confidante.vault.crypto import key_file_for, new_key, read_key_file, write_key_file
 from erasure_helpers import (
     Canary,
     canary_of,
+    cluster_files,
     copies_found,
     fragments_found,
     opens,
     read_all,
     unwrap_all,
+    wrappings_opening,
 )
 
 from conftest import ALICE, BOB, CAROL, OWNER, Clock
@@ -39,18 +43,31 @@ from conftest import ALICE, BOB, CAROL, OWNER, Clock
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 SECRET = "CANARY-erase-3f9c1 periwinkle harmonica"
 
-# A second process that keeps reading the database (holding WAL snapshots now and then)
-# while the erasure runs, as a server would.
+# A second process that reads the database as a server would (its own memory, with the
+# canary decrypted in its cache), and as an outside tool does: a read transaction held open
+# on a plain SQLite connection (a backup script, the `sqlite3` shell), which keeps the WAL
+# from being truncated while it lasts.
 READER = textwrap.dedent(
     """
-    import sys, time
+    import sqlite3, sys
     from confidante import Context, Memory
     m = Memory.open(sys.argv[1], owner_ids=["discord:1"])
+    raw = sqlite3.connect(sys.argv[1], isolation_level=None)
     print("ready", flush=True)
-    while sys.stdin.readline():
-        m.recall(Context.dm("discord:42"), "harmonica")
-        m.list(Context.dashboard())
+    for line in sys.stdin:
+        if line == "read\\n":
+            m.recall(Context.dm("discord:42"), "harmonica")
+            m.list(Context.dashboard())
+        elif line == "hold\\n":
+            raw.execute("BEGIN")
+            raw.execute("SELECT count(*) FROM memory_facts").fetchall()
+        elif line == "holding?\\n":
+            print("yes" if raw.in_transaction else "no", flush=True)
+            continue
+        elif line == "release\\n":
+            raw.execute("COMMIT")
         print("ok", flush=True)
+    raw.close()
     m.close()
     """
 )
@@ -67,11 +84,24 @@ class Reader:
         )
         assert self.proc.stdout is not None and self.proc.stdout.readline() == "ready\n"
 
-    def read(self) -> None:
+    def _say(self, line: str) -> str:
         assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.write("go\n")
+        self.proc.stdin.write(line + "\n")
         self.proc.stdin.flush()
-        assert self.proc.stdout.readline() == "ok\n"
+        return self.proc.stdout.readline().strip()
+
+    def read(self) -> None:
+        assert self._say("read") == "ok"
+
+    def hold(self) -> None:
+        """Begin a read transaction and keep it open (an older snapshot, once others write)."""
+        assert self._say("hold") == "ok"
+
+    def holding(self) -> bool:
+        return self._say("holding?") == "yes"
+
+    def release(self) -> None:
+        assert self._say("release") == "ok"
 
     def stop(self) -> None:
         assert self.proc.stdin is not None
@@ -79,15 +109,24 @@ class Reader:
         assert self.proc.wait(timeout=30) == 0
 
 
-def _all_files(folder: Path) -> dict[str, bytes]:
-    return read_all(p for p in folder.rglob("*"))
+def copy_out(folder: Path, dest: Path) -> dict[str, bytes]:
+    """Every file under `folder`, as an attacker copies them: by another process (`cp`), never
+    opened here, where open SQLite connections would lose their locks on the originals."""
+    subprocess.run(["cp", "-a", str(folder), str(dest)], check=True)
+    return read_all(p for p in dest.rglob("*"))
+
+
+_copies = iter(range(1_000_000))
 
 
 def _assert_gone(folder: Path, canaries: list[Canary], m: Memory, extra_keys=()) -> None:
-    """Nothing of the canaries in any file; nothing found opens with any key left."""
-    files = _all_files(folder)
+    """Nothing of the canaries in any file; nothing found opens with any key left (the master
+    key in the copied key file, and every data key it unwraps)."""
+    dest = folder.parent / f"{folder.name}-copy{next(_copies)}"
+    files = copy_out(folder, dest)
     assert files, "no files to inspect"
-    master = read_key_file(key_file_for(m.store.path))  # type: ignore[attr-defined]
+    key_file = key_file_for(m.store.path)  # type: ignore[attr-defined]
+    master = read_key_file(dest / key_file.relative_to(folder))
     live = [(p.id, p.wrapped_key) for p in m.store.partitions() if p.wrapped_key]
     keys = unwrap_all(master, live) + list(extra_keys)
     for c in canaries:
@@ -139,6 +178,58 @@ def test_sqlite_forget_and_update_leave_no_copy(sqlite_mem: Memory, tmp_path: Pa
     assert len(m.list(Context.dm(ALICE))) == 41
 
 
+def _reopen(db: Path) -> None:
+    """Another process opens the database (and does nothing else)."""
+    code = f"from confidante import Memory; Memory.open({str(db)!r}, owner_ids=['discord:1'])"
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+@pytest.mark.parametrize(
+    "completed_by", ["a later write", "complete_erasure", "another process opening", "close"]
+)
+def test_sqlite_a_reader_holding_the_wal_delays_erasure_but_never_loses_it(
+    sqlite_mem: Memory, tmp_path: Path, clock: Clock, completed_by: str
+) -> None:
+    """A reader in another process holds a snapshot from before the forget, so the WAL cannot
+    be truncated: the old page images stay. The forget still returns (it does not wait for
+    the reader), the erasure is reported pending (and fails the audit) for as long as the
+    reader holds on, and it completes after: no copy of the files has the fact."""
+    m = sqlite_mem
+    db = m.store.path  # type: ignore[attr-defined]
+    _fill(m)
+    forgotten = m.remember(Context.dm(ALICE), SECRET)
+    canary = canary_of(m.store, forgotten.id)
+    reader = Reader(db)
+    try:
+        reader.hold()
+        m.remember(Context.dm(BOB), "a line written after the reader's snapshot")
+        m.forget(Context.dm(ALICE), forgotten.id)
+        assert reader.holding()  # the forget returned while the reader held on
+        assert m.erasure_pending() >= 1
+        audit = m.audit()
+        assert not audit["ok"] and audit["erasure_pending"] >= 1
+        assert {c["name"]: c["ok"] for c in audit["checks"]}["erasure"] is False
+        assert m.complete_erasure()["erasure_pending"] >= 1  # still held: still pending
+        reader.release()
+    finally:
+        reader.stop()
+    if completed_by == "a later write":
+        time.sleep(RETRY_SECONDS + 0.2)  # (not every write retries: at most once a second)
+        m.remember(Context.dm(BOB), "an ordinary line, later")
+    elif completed_by == "complete_erasure":
+        assert m.complete_erasure() == {}
+    elif completed_by == "another process opening":
+        _reopen(db)
+    else:
+        m.close()
+    if completed_by != "close":
+        assert m.erasure_pending() == 0 and m.audit()["ok"]
+    with Memory.open(db, owner_ids=[OWNER], clock=clock) as again:
+        _assert_gone(tmp_path, [canary], again)
+        assert again.erasure_pending() == 0
+        assert len(again.list(Context.dm(ALICE))) == 40
+
+
 def test_sqlite_forget_subject_leaves_no_copy(sqlite_mem: Memory, tmp_path: Path) -> None:
     m = sqlite_mem
     _fill(m)
@@ -181,17 +272,6 @@ def test_sqlite_cleanup_purge_leaves_no_copy(
 # --- PostgreSQL: the cluster's own files -------------------------------------------------------
 
 
-def _cluster_files(con: psycopg.Connection) -> dict[str, bytes]:
-    """The test database's data files and the whole WAL, as the server has them on disk."""
-    con.execute("CHECKPOINT")  # what sits in shared buffers goes to the files an attacker copies
-    data = Path(con.execute("SHOW data_directory").fetchone()[0])
-    (oid,) = con.execute(
-        "SELECT oid FROM pg_database WHERE datname = current_database()"
-    ).fetchone()
-    paths = [*(data / "base" / str(oid)).iterdir(), *(data / "pg_wal").iterdir()]
-    return read_all(paths)
-
-
 @pytest.fixture
 def pg_admin(pg_url: str):
     con = psycopg.connect(pg_url, autocommit=True)
@@ -211,7 +291,11 @@ def test_postgres_erasure_ends_in_key_destruction(
     """PostgreSQL keeps the old tuples and WAL: the canary's ciphertext is still on disk after
     the erasure. What must hold is that nothing can open it: its partition's data key was
     replaced and the master key rotated, so the old data key exists only wrapped under a
-    master key that is stored nowhere any more."""
+    master key that is stored nowhere any more. The keys tried are the attacker's: every
+    wrapping in the cluster's files (live rows, dead tuples, WAL) that the current master key
+    opens, for every partition named there."""
+    since = time.time()
+    schema = pg_admin.execute("SELECT current_schema()").fetchone()[0]
     key_file = tmp_path / "keys" / "master.key"
     old_master = new_key()
     write_key_file(key_file, old_master)
@@ -226,8 +310,6 @@ def test_postgres_erasure_ends_in_key_destruction(
         expiring = m.remember(Context.dm(CAROL), SECRET + " carol's", ttl=timedelta(hours=1))
         m.remember(Context.dm(CAROL), "carol stays")
         canaries = [canary_of(m.store, f.id) for f in (forgotten, rewritten, subject, expiring)]
-        # every wrapping that ever existed, as an attacker would find them in dead tuples
-        seen = {(p.id, p.wrapped_key) for p in m.store.partitions() if p.wrapped_key}
 
         m.forget(Context.dm(ALICE), forgotten.id)
         m.update(Context.dm(ALICE), rewritten.id, "about tulips now")
@@ -238,28 +320,30 @@ def test_postgres_erasure_ends_in_key_destruction(
         assert erasure_pending(m) == 0
         clock.advance(hours=2)
         assert m.cleanup()["archived"] == 1
-        seen |= {(p.id, p.wrapped_key) for p in m.store.partitions() if p.wrapped_key}
         clock.advance(days=2)
         purge = m.cleanup()  # purges, then completes the erasure it caused
         assert purge["purged"] == 1 and purge["master_key_rotated"] == 1
         assert erasure_pending(m) == 0
-        seen |= {(p.id, p.wrapped_key) for p in m.store.partitions() if p.wrapped_key}
+        pids = [p.id for p in m.store.partitions()]  # (their ids are plaintext in the files)
 
-        files = _cluster_files(pg_admin)
+        files = cluster_files(pg_admin, schema, since)
         current = read_key_file(key_file)
         assert current != old_master
         assert not (key_file.parent / "master.key.new").exists()
         for blob in read_all(key_file.parent.iterdir()).values():
             assert base64.b64encode(old_master) not in blob
+        keys = wrappings_opening(files, current, pids)
+        assert keys, "the live partitions' wrappings should open (else the scan proves nothing)"
         found = 0
-        keys = unwrap_all(current, seen)  # every data key the current master key opens
         for c in canaries:
             copies = copies_found(files, c)
             found += len(copies)
             assert not opens(copies, keys, c.aad)
         assert found, "the old tuples should still be on disk (else this test proves nothing)"
-        # the data key that sealed them is recoverable with the retired key only
-        assert unwrap_all(old_master, seen)
+        # the data keys that sealed them are in the files, under the retired key only (so the
+        # scan does find such wrappings: it would have found them under the current key)
+        old_keys = wrappings_opening(files, old_master, pids)
+        assert any(opens(copies_found(files, c), old_keys, c.aad) for c in canaries)
         assert m.get(Context.dm(ALICE), rewritten.id).text == "about tulips now"
         assert len(m.list(Context.dm(ALICE))) == 21
         assert [f.text for f in m.list(Context.dm(CAROL))] == ["carol stays"]

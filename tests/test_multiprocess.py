@@ -1,14 +1,18 @@
-"""Many processes on one SQLite file (issue 11, item 1): a real `confidante serve` and every
-CLI command against the same database at once, as people run it. Every acknowledged write
-must be present afterwards, seen from the server and from the CLI, and the server must
-never answer 500 (on the API or on /mcp) meanwhile.
+"""Many processes on one SQLite file (issue 11, item 1): a real `confidante serve`, every
+CLI command, `confidante mcp` over stdio and the demo against the same database at once, as
+people run it. Every acknowledged write must be present afterwards, seen from the server
+and from the CLI, and the server must never answer 500 (on the API or on /mcp) meanwhile.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
+import sys
 import threading
+import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -16,9 +20,12 @@ from typing import Any
 import anyio
 import httpx2
 from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from process_helpers import Done, Server, base_env, cli, serve
+from confidante import Context, Memory
+from erasure_helpers import canary_of, fragments_found, read_all
+from process_helpers import Done, Holder, Server, base_env, cli, serve
 
 from conftest import OWNER
 
@@ -46,6 +53,31 @@ def _mcp_roundtrip(url: str, token: str, n: int) -> list[str]:
         return ids
 
     return anyio.run(main)
+
+
+def _mcp_stdio(env: dict[str, str], n: int) -> Done:
+    """A `confidante mcp` over stdio (as a desktop MCP client runs it) on the same file,
+    pinned to one identity: writes and searches; the ids it acknowledged, as JSON."""
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "confidante", "mcp", "--as", "discord:401", "--dm"],
+        env=env,
+    )
+
+    async def main() -> list[str]:
+        ids = []
+        with anyio.fail_after(180):
+            async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+                await s.initialize()
+                for i in range(n):
+                    r = await s.call_tool("memory_write", {"text": f"stdio line {i} on puffins"})
+                    assert not r.is_error, r
+                    ids.append(r.structured_content["id"])
+                    found = await s.call_tool("memory_search", {"query": "puffins"})
+                    assert not found.is_error, found
+        return ids
+
+    return Done(0, json.dumps(anyio.run(main)), "")
 
 
 class ApiWriter(threading.Thread):
@@ -172,6 +204,8 @@ def test_serve_and_every_cli_command_on_one_file(tmp_path: Path) -> None:
         # plants canaries in every kind of partition, reads them from every context, scans
         # the files (from a child process) and erases them, all beside the running server
         ("selftest", lambda: cli(env, "selftest", "--json")),
+        ("mcp over stdio", lambda: _mcp_stdio(env, 15)),
+        ("demo", lambda: cli(env, "demo", "--json")),  # its own temporary database, meanwhile
     ]
     try:
         with ThreadPoolExecutor(max_workers=3) as pool:
@@ -209,6 +243,10 @@ def test_serve_and_every_cli_command_on_one_file(tmp_path: Path) -> None:
         assert server_sees("discord:400", fid)
     for fid in cli_acked:
         assert server_sees("discord:300", fid)
+    stdio_ids = results["mcp over stdio"].json()
+    assert len(stdio_ids) == 15
+    for fid in stdio_ids:
+        assert server_sees("discord:401", fid)
     for fid in forgotten:
         assert not server_sees("discord:300", fid)
     r = server.client.post(
@@ -222,6 +260,7 @@ def test_serve_and_every_cli_command_on_one_file(tmp_path: Path) -> None:
     ids = {f["id"] for f in listed}
     assert {fid for _, fid in writer.acked} <= ids
     assert set(mcp_ids) <= ids and set(cli_acked) <= ids and not set(forgotten) & ids
+    assert set(stdio_ids) <= ids
     assert sum(1 for f in listed if f["text"].startswith("imported line")) == 30
 
     assert server.stop() == 0
@@ -235,3 +274,93 @@ def test_serve_and_every_cli_command_on_one_file(tmp_path: Path) -> None:
     # The failed logins of that run are in the owner's log, counted, never a token.
     events = cli(env, "log", "--as", OWNER, "--local", "--json").json()["events"]
     assert any(e["code"] == "unauthenticated" for e in events)
+
+
+def _until(done: Callable[[], bool], seconds: float = 60) -> bool:
+    deadline = time.monotonic() + seconds
+    while not done():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+    return True
+
+
+def _copied(db: Path, dest: Path) -> dict[str, bytes]:
+    """The database's files as `cp`, another process, copies them."""
+    dest.mkdir()
+    found = [str(p) for p in db.parent.iterdir() if p.name.startswith(db.name)]
+    subprocess.run(["cp", *found, str(dest)], check=True)
+    return read_all(dest.iterdir())
+
+
+def test_a_reader_holding_the_wal_stalls_neither_the_server_nor_the_cli(tmp_path: Path) -> None:
+    """Another program holds a read snapshot (a backup script, the `sqlite3` shell) while the
+    CLI forgets a fact and a running server keeps taking writes. The WAL cannot be truncated
+    while the snapshot is held: the forget returns at once (pending, audited), the server
+    never fails a request, and once the reader lets go the server's timer completes the
+    erasure with nobody writing."""
+    db = tmp_path / "memory.db"
+    env = base_env(tmp_path, CONFIDANTE_DB=str(db), CONFIDANTE_EMBEDDER="none")
+    assert cli(env, "init", "--json").code == 0
+    token = cli(env, "keys", "add-agent", "bot", "--json").json()["token"]
+    with Memory.open(db, owner_ids=[OWNER]) as m:
+        fact = m.remember(Context.dm("discord:300"), "CANARY-stall quokka fiddle, to forget")
+        canary = canary_of(m.store, fact.id)
+        m.remember_many(Context.dm("discord:300"), [f"filler line {i}" for i in range(20)])
+    server = serve(env, tmp_path / "serve.log")
+    writer = ApiWriter(server, token)
+    writer.start()
+    holder = None
+    try:
+        assert _until(lambda: len(writer.acked) >= 3)
+        holder = Holder(db, "read")
+        forgot = cli(env, "forget", fact.id, *DM, "--json")
+        assert forgot.code == 0, forgot.err
+        during = len(writer.acked)
+        assert _until(lambda: len(writer.acked) >= during + 10)  # the server goes on writing
+        audit = cli(env, "audit", "--json").json()
+        assert audit["erasure_pending"] >= 1 and not audit["ok"]
+    finally:
+        writer.stop_flag.set()
+        writer.join(timeout=60)
+    assert not writer.failures, writer.failures[:5]
+    holder.release()
+    copies = iter(range(1000))
+    # Nobody writes now: the server's own timer truncates the WAL.
+    assert _until(
+        lambda: fragments_found(_copied(db, tmp_path / f"copy{next(copies)}"), canary) == []
+    ), "the forgotten fact is still in the files"
+    assert server.stop() == 0
+    assert "Traceback" not in server.output()
+    assert cli(env, "audit", "--json").json()["erasure_pending"] == 0
+
+
+def test_a_write_lock_held_too_long_is_database_busy_never_a_500(tmp_path: Path) -> None:
+    """Another program holds SQLite's write lock past the busy timeout: the server answers
+    503 `database_busy` (nothing written, try again), the CLI exits with the same code, and
+    both work again once it lets go."""
+    db = tmp_path / "memory.db"
+    env = base_env(
+        tmp_path,
+        CONFIDANTE_DB=str(db),
+        CONFIDANTE_EMBEDDER="none",
+        CONFIDANTE_BUSY_TIMEOUT_MS="300",
+    )
+    assert cli(env, "init", "--json").code == 0
+    token = cli(env, "keys", "add-agent", "bot", "--json").json()["token"]
+    server = serve(env, tmp_path / "serve.log")
+    headers = {"Authorization": f"Bearer {token}"}
+    body = {"context": {"actor": "discord:300", "surface": "dm"}, "text": "a line"}
+    holder = Holder(db, "write")
+    try:
+        busy = server.client.post("/v1/memories", json=body, headers=headers)
+        assert busy.status_code == 503, busy.text
+        assert busy.json()["error"]["code"] == "database_busy"
+        refused = cli(env, "remember", "a line", *DM, "--json")
+        assert refused.code != 0 and refused.json()["error"]["code"] == "database_busy"
+    finally:
+        holder.release()
+    assert server.client.post("/v1/memories", json=body, headers=headers).status_code == 201
+    assert cli(env, "remember", "a line", *DM, "--json").code == 0
+    assert server.stop() == 0
+    assert "Traceback" not in server.output()

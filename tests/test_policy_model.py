@@ -1,4 +1,4 @@
-"""Property-based tests of the read and write rules (issue 11, item 7).
+"""Property-based tests of the read and write rules (issue 11, item 7), on both engines.
 
 Hypothesis drives random contexts, namespaces and operations (remember, recall, list, get,
 update, forget, forget_subject, prompt_context) against the real memory and against a small
@@ -9,16 +9,28 @@ reference model written here, directly from the design's tables (design.md, "Rea
 from __future__ import annotations
 
 import itertools
+import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
+from urllib.parse import quote
 
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
 
 from confidante import AccessDenied, Context, Memory, NotFound, Surface
 from confidante.config import Settings
 from confidante.vault.crypto import new_key
+
+from conftest import PG_DSN
 
 OWNER = "discord:1"
 PEOPLE = [OWNER, "discord:42", "discord:43", "discord:44"]
@@ -219,13 +231,14 @@ def model_rewrite_ok(c: Ctx, f: MFact) -> bool:
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 class PolicyMachine(RuleBasedStateMachine):
-    tmp = None  # set by the test
+    # set by the test: a fresh empty database for each run (a path or a URL), and its removal
+    new_database: Callable[[], tuple[str, Callable[[], None]]]
 
     @initialize()
     def start(self) -> None:
-        n = next(_RUNS)
+        target, self.drop = PolicyMachine.new_database()
         self.mem = Memory.open(
-            PolicyMachine.tmp / f"m{n}.db",
+            target,
             owner_ids=[OWNER],
             master_key=new_key(),
             settings=Settings(embedder="none"),
@@ -236,6 +249,7 @@ class PolicyMachine(RuleBasedStateMachine):
     def teardown(self) -> None:
         if hasattr(self, "mem"):
             self.mem.close()
+            self.drop()
 
     def _pick(self, data: st.DataObject) -> MFact:
         """A stored fact, chosen by position (ids are random; positions replay)."""
@@ -385,8 +399,37 @@ _RUNS = itertools.count()
 
 
 def test_policy_matches_the_reference_model(tmp_path) -> None:
-    PolicyMachine.tmp = tmp_path
-    PolicyMachine.TestCase().runTest()
+    PolicyMachine.new_database = lambda: (str(tmp_path / f"m{next(_RUNS)}.db"), lambda: None)
+    run_state_machine_as_test(PolicyMachine)
+
+
+def test_policy_matches_the_reference_model_on_postgres(pg_url: str) -> None:
+    """The same machine on PostgreSQL, shorter (each run gets a fresh schema)."""
+    import psycopg
+
+    admin = psycopg.connect(PG_DSN, autocommit=True)
+
+    def new_database() -> tuple[str, Callable[[], None]]:
+        schema = f"confidante_model_{uuid.uuid4().hex[:12]}"
+        admin.execute(f"CREATE SCHEMA {schema}")
+        sep = "&" if "?" in PG_DSN else "?"
+        url = f"{PG_DSN}{sep}options={quote(f'-csearch_path={schema}')}"
+        return url, lambda: admin.execute(f"DROP SCHEMA {schema} CASCADE")
+
+    PolicyMachine.new_database = new_database
+    try:
+        run_state_machine_as_test(
+            PolicyMachine,
+            settings=settings(
+                max_examples=25,
+                stateful_step_count=40,
+                deadline=None,
+                database=None,
+                suppress_health_check=[HealthCheck.too_slow],
+            ),
+        )
+    finally:
+        admin.close()
 
 
 @pytest.mark.parametrize(

@@ -216,6 +216,16 @@ class Settings(BaseSettings):
             "a positive number of MiB",
         ),
     )
+    busy_timeout_ms: int = Field(
+        30_000,
+        ge=0,
+        **_doc(
+            "SQLite: how long a write waits for another process's write to finish before "
+            "failing with `database_busy` (HTTP 503; nothing written, try again).",
+            "30000",
+            "a number of milliseconds (0 or more)",
+        ),
+    )
     erasure_interval_minutes: float = Field(
         60.0,
         ge=0,

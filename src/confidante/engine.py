@@ -100,8 +100,9 @@ class Engine:
         self._use_owners(owner_ids, "configuration")
         self.clock: Clock = clock or _utcnow
         self.keys = Keyring(store, master_key, KeyFile(key_file) if key_file else None)
-        # Decrypted partitions: bounded, least recently used dropped first. Nothing else in
-        # the process keeps decrypted text.
+        # Decrypted partitions: bounded, least recently used dropped first, and dropped at
+        # once when something in them is forgotten or overwritten. Nothing else in the
+        # process keeps decrypted text (the stemmer's memo is emptied with them).
         self.cache = PartitionCache(int(self.settings.cache_mb * 1024 * 1024))
         self._lock = threading.RLock()
         self.pipeline = Pipeline(rankers or default_rankers(self.settings))
@@ -132,7 +133,7 @@ class Engine:
             store = PostgresStore(target)
         else:
             key, key_file = master_key_source(Path(target), master_key, settings)
-            store = SQLiteStore(target)
+            store = SQLiteStore(target, busy_timeout_ms=settings.busy_timeout_ms)
         try:
             engine = cls(
                 store,
@@ -226,6 +227,19 @@ class Engine:
         else:
             self.cache.pop(pid)
 
+    def drop_stale(self) -> int:
+        """Drop every cached index another process has changed since (a fact forgotten or
+        overwritten there): its decrypted text leaves memory now, not at the next read of that
+        partition. `confidante serve` runs this every few seconds. Returns how many."""
+        cached = {ix.ref.id: ix.version for ix in self.cache.indexes()}
+        if not cached:
+            return 0
+        now = {p.id: p.version for p in self.store.get_partitions(sorted(cached))}
+        stale = [pid for pid, version in cached.items() if now.get(pid) != version]
+        for pid in stale:
+            self.cache.pop(pid)
+        return len(stale)
+
     def open_row(self, row: FactRow) -> Opened | None:
         """Everything sealed in one stored row; None when its partition's key has been
         destroyed. IntegrityError when it does not open (tampered, or sealed elsewhere)."""
@@ -262,9 +276,11 @@ class Engine:
                 )
             try:
                 self.store.update_facts(rows, keys)
-                return
             except ConcurrentChange:
                 continue
+            for pid in keys:  # the stale indexes hold the text just overwritten
+                self.invalidate(pid)
+            return
         raise ConcurrentChange("a partition's key kept changing; try again")
 
     def ttl_for(self, scope: Scope, kind: str) -> timedelta:
@@ -785,6 +801,7 @@ class Engine:
             self.store.delete_archived_ids([row.id])
         else:
             self.store.delete_facts([row.id])
+        self.invalidate(row.partition_id)  # its decrypted text goes with the stale index
         self.reembed(opened.dependents)
 
     # -- logs --------------------------------------------------------------------------------------

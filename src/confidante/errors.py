@@ -176,6 +176,14 @@ class DatabaseInUse(StoreError):
     http_status = 409
 
 
+class DatabaseBusy(StoreError):
+    """Another process held the database's write lock longer than the busy timeout (SQLite);
+    nothing was written. Try again."""
+
+    code = "database_busy"
+    http_status = 503
+
+
 class ConcurrentChange(StoreError):
     """Another process changed what this write depended on (a partition's key was destroyed,
     replaced or rotated) too many times in a row; nothing was written. Try again."""
@@ -391,6 +399,12 @@ ERROR_CODES: dict[str, ErrorDoc] = {
         "a restore (or a rotation of a key given in the environment) while another process "
         "has the database open",
         "another process has this database open (a running `confidante serve`?); stop it first",
+    ),
+    "database_busy": _doc(
+        503,
+        "another process held the SQLite database's write lock longer than the busy timeout "
+        "(CONFIDANTE_BUSY_TIMEOUT_MS); nothing was written, try again",
+        "another process kept the database locked; try again",
     ),
     "concurrent_change": _doc(
         409,

@@ -37,15 +37,17 @@ class Memory(Engine):
         return lifecycle.forget_guild(self, ctx, guild)
 
     def complete_erasure(self) -> dict[str, int]:
-        """Where the engine keeps old row versions (PostgreSQL), make what was erased so far
-        unrecoverable with the current master key: re-key every partition that had something
-        erased, then rotate the master key (it must come from a key file; otherwise the
-        erasure is reported pending). Nothing to do on SQLite, which erases physically."""
+        """Make what was erased so far unrecoverable from copies of the files with the current
+        master key, now. PostgreSQL (which keeps old row versions): re-key every partition
+        that had something erased, then rotate the master key (it must come from a key file;
+        otherwise the erasure is reported pending). SQLite: truncate the WAL if a reader in
+        another process kept old page images in it (pending while one still does)."""
         return lifecycle.finish_erasure(self)
 
     def erasure_pending(self) -> int:
-        """Partitions whose erased data a copy of the files could still give up (PostgreSQL,
-        until `complete_erasure`); always 0 on SQLite."""
+        """What a copy of the files could still give up with the current master key: on
+        PostgreSQL, partitions waiting for `complete_erasure`; on SQLite, erasing writes whose
+        old page images a reader kept in the WAL (usually 0: the write truncates it)."""
         return lifecycle.erasure_pending(self)
 
     def backup(self, dest: str | os.PathLike[str]) -> Path:

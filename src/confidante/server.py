@@ -3,8 +3,9 @@
 This module and `main` are the only places that put surfaces together; the surfaces
 themselves import the core, never each other. A small ASGI gate in front of everything
 authenticates `/v1` and `/mcp` before any body is parsed (so an unauthenticated request
-learns nothing, not even whether its JSON was valid), bounds request bodies, and turns any
-unexpected exception into a bare 500 without its text.
+learns nothing, not even whether its JSON was valid), bounds request bodies, answers a core
+error raised before any route (a busy database while checking the key: 503 `database_busy`)
+with its code, and turns any unexpected exception into a bare 500 without its text.
 """
 
 from __future__ import annotations
@@ -33,6 +34,11 @@ from .surfaces.mcp import HTTP_CONTEXT_SCOPE, streamable_http
 log = logging.getLogger("confidante.server")
 
 MCP_PATH = "/mcp"
+# SQLite: how often an idle server retries a WAL truncate a reader held up (the erasure it
+# completes is pending meanwhile; any write retries it too).
+WAL_RETRY_SECONDS = 5.0
+# How often a server drops the cached partitions other processes changed.
+STALE_SECONDS = 5.0
 
 
 def dashboard_owner(mem: Memory, settings: ServerSettings) -> str | None:
@@ -72,6 +78,10 @@ class Gate:
 
         try:
             await self._handle(scope, receive, tracking_send)
+        except ConfidanteError as exc:  # raised here, before a route (the key check's read)
+            log.error("%s on %s", exc.code, scope.get("path"))
+            if not started:
+                await _send_json(send, exc.http_status, error_body(exc.code, exc.message))
         except Exception as exc:
             log.error("unhandled %s on %s", type(exc).__name__, scope.get("path"))
             if not started:
@@ -181,20 +191,37 @@ async def _cleanup_loop(mem: Memory, every_days: float) -> None:
         await asyncio.sleep(every_days * 86_400)
 
 
-async def _erasure_loop(mem: Memory, every_minutes: float) -> None:
-    """Where the database keeps old row versions (PostgreSQL), finish pending erasure (re-key,
-    master-key rotation) now and then: what `forget`, `update` and cleanup erase becomes
-    unrecoverable from copies of the files within one interval."""
+async def _erasure_loop(mem: Memory, every_seconds: float) -> None:
+    """Finish pending erasure now and then, even when no request comes. PostgreSQL (old row
+    versions stay on disk): re-key and rotate the master key, so what `forget`, `update` and
+    cleanup erased becomes unrecoverable from copies of the files within one interval.
+    SQLite: truncate the WAL once readers in other processes let go of old snapshots."""
     while True:
-        await asyncio.sleep(every_minutes * 60)
+        await asyncio.sleep(every_seconds)
         try:
-            if mem.erasure_pending():
+            if await anyio.to_thread.run_sync(mem.erasure_pending):
                 report = await anyio.to_thread.run_sync(mem.complete_erasure)
-                log.info("erasure completed: %s", report)
+                if report.get("erasure_pending"):  # a reader still holds the WAL, say
+                    log.debug("erasure still pending: %s", report)
+                else:
+                    log.info("erasure completed: %s", report)
         except ConfidanteError as e:
             log.error("erasure failed: %s", e.code)
         except Exception as e:  # keep serving; the type is enough to investigate
             log.error("erasure failed: %s", type(e).__name__)
+
+
+async def _stale_loop(mem: Memory, every_seconds: float) -> None:
+    """Drop cached partitions another process changed (a fact forgotten or overwritten
+    there), so their decrypted text does not wait in this server's memory for the next read."""
+    while True:
+        await asyncio.sleep(every_seconds)
+        try:
+            await anyio.to_thread.run_sync(mem.drop_stale)
+        except ConfidanteError as e:
+            log.error("dropping stale partitions failed: %s", e.code)
+        except Exception as e:  # keep serving; the type is enough to investigate
+            log.error("dropping stale partitions failed: %s", type(e).__name__)
 
 
 def create_app(mem: Memory, settings: ServerSettings | None = None) -> FastAPI:
@@ -213,9 +240,12 @@ def create_app(mem: Memory, settings: ServerSettings | None = None) -> FastAPI:
             tasks = []
             if settings.cleanup_days > 0:
                 tasks.append(asyncio.create_task(_cleanup_loop(mem, settings.cleanup_days)))
-            erasure_minutes = mem.settings.erasure_interval_minutes
-            if not mem.store.erases_physically and erasure_minutes > 0:
-                tasks.append(asyncio.create_task(_erasure_loop(mem, erasure_minutes)))
+            tasks.append(asyncio.create_task(_stale_loop(mem, STALE_SECONDS)))
+            if mem.store.erases_physically:
+                tasks.append(asyncio.create_task(_erasure_loop(mem, WAL_RETRY_SECONDS)))
+            elif mem.settings.erasure_interval_minutes > 0:
+                every = mem.settings.erasure_interval_minutes * 60
+                tasks.append(asyncio.create_task(_erasure_loop(mem, every)))
             try:
                 yield
             finally:

@@ -32,7 +32,7 @@ import snowballstemmer
 
 from .stopwords import CJK_STOP_CHARS, STOPWORDS
 
-__all__ = ["CJK", "fold", "is_cjk", "language", "speaker", "stem", "terms"]
+__all__ = ["CJK", "fold", "forget_words", "is_cjk", "language", "speaker", "stem", "terms"]
 
 # Han (with extension A and compatibility ideographs), kana, Hangul syllables and jamo.
 CJK = "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
@@ -51,6 +51,11 @@ _SNOWBALL = {
     "nl": "dutch",
 }
 _STEMMERS = {lang: snowballstemmer.stemmer(name) for lang, name in _SNOWBALL.items()}
+for _stemmer in _STEMMERS.values():
+    # PyStemmer (the C build snowballstemmer uses when installed) keeps its own cache of
+    # words it stemmed, which `forget_words` cannot reach: off, `stem`'s memo is the one.
+    if hasattr(_stemmer, "maxCacheSize"):
+        _stemmer.maxCacheSize = 0
 _STEMMER_LOCK = threading.Lock()  # a Snowball stemmer object keeps state between calls
 _LONGEST_STEMMED = 40  # longer "words" (hashes, base64, URLs) are kept as they are
 # Which languages each function word belongs to, for telling a text's language.
@@ -110,11 +115,19 @@ def _language(runs: list[str]) -> str:
 def stem(word: str, lang: str = "en") -> str:
     """The Snowball stem of a folded word in `lang` (English when there is no stemmer for it),
     accents dropped: "parties" and "party" meet, as do "Wohnungen" and "Wohnung" in German.
-    Cached: chat vocabularies are small (PyStemmer's C build is ~0.3 us a word)."""
+    Cached: chat vocabularies are small (PyStemmer's C build is ~0.3 us a word). The memo
+    holds words of decrypted text, so it is emptied whenever decrypted text is let go
+    (`forget_words`)."""
     stemmer = _STEMMERS.get(lang) or _STEMMERS["en"]
     with _STEMMER_LOCK:
         out = stemmer.stemWord(word)
     return out if out.isascii() else _unaccent(out)
+
+
+def forget_words() -> None:
+    """Empty the stem memo: called when decrypted partitions leave memory (evicted, stale,
+    forgotten), so no word of theirs outlives them here."""
+    stem.cache_clear()
 
 
 def _unaccent(word: str) -> str:

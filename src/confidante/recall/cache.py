@@ -2,8 +2,9 @@
 
 A server that has touched every user would otherwise hold every user's plaintext for as long
 as it runs (measured at 1,000,000 facts: 4-5 KB of memory per loaded fact). Evicted indexes
-are dropped whole, so their decrypted text is released with them; loading a partition again
-costs one query and its decryption (a few ms for a hundred facts).
+are dropped whole, so their decrypted text is released with them (and the stemmer's memo of
+words is emptied); loading a partition again costs one query and its decryption (a few ms
+for a hundred facts).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from .analysis import forget_words
 from .index import PartitionIndex
 
 # Python objects around each fact that the arrays below do not count (the Fact and
@@ -85,11 +87,13 @@ class PartitionCache:
         with self._lock:
             self._items.clear()
             self._bytes = 0
+            forget_words()
 
     def _drop(self, pid: str) -> None:
         item = self._items.pop(pid, None)
         if item is not None:
             self._bytes -= item[1]
+            forget_words()  # the stemmer's memo holds words of the text let go
 
     @property
     def nbytes(self) -> int:

@@ -55,7 +55,6 @@ class Semantic:
         self.embedder = embedder
         self.weight = weight
         self.floor = floor
-        self._last: tuple[str, np.ndarray] | None = None
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         return self.embedder.embed(list(texts)).astype(np.float16)
@@ -86,9 +85,8 @@ class Semantic:
             index.extras[_KEY] = mat.astype(np.float32)
 
     def _query(self, query: str) -> np.ndarray:
-        if self._last is None or self._last[0] != query:
-            self._last = (query, self.embedder.embed([query])[0].astype(np.float32))
-        return self._last[1]
+        # Not kept between calls: a query's vector holds its meaning.
+        return self.embedder.embed([query])[0].astype(np.float32)
 
     def covers(self, query: str) -> bool:
         """Whether the embedder was made for the query's language. The English models read

@@ -35,8 +35,8 @@ from ..model import Context, OriginKind, Scope, community_id, normalize_actor
 from ..privacy import guard
 from ..store import FactRow
 from ..store.base import CLEAN, NEEDS_REKEY
-from ..store.sqlite import SQLiteStore
-from ..vault.keyring import master_key_works
+from ..store.sqlite import SQLiteStore, read_meta
+from ..vault.keyring import keycheck_opens
 from ..vault.records import Opened, open_record, reencrypt, scope_of, to_ms
 
 if TYPE_CHECKING:
@@ -231,8 +231,10 @@ def forget_subject(mem: Engine, ctx: Context, actor: str) -> dict[str, int]:
     def erase() -> dict[str, int]:
         # One transaction: a crash (or a concurrent writer) never leaves a half-forgotten
         # person; a write racing it lands either before (and is erased) or after, in a fresh
-        # silo under a fresh key (the store re-checks keys inside every write).
-        with mem.store.transaction():
+        # silo under a fresh key (the store re-checks keys inside every write). A rotation
+        # cannot interleave (`stable_keys`, taken before any row lock): it would write the
+        # destroyed keys back.
+        with mem.store.stable_keys():
             doomed = {policy.user_partition(actor, key).id}
             stripped: list[FactRow] = []
             for row in mem.store.facts_where(author_key=sk):
@@ -268,7 +270,7 @@ def forget_guild(mem: Engine, ctx: Context, guild: str) -> dict[str, int]:
     ref = policy.guild_partition(community, mem.keys.key, group=group)
 
     def erase() -> dict[str, int]:
-        with mem.store.transaction():  # all or nothing, like forget_subject
+        with mem.store.stable_keys():  # all or nothing, like forget_subject
             doomed = {ref.id}
             learned_there = mem.store.facts_where(origin_key=ref.key)
             doomed |= {
@@ -316,19 +318,23 @@ def _erase(mem: Engine, doomed: set[str], stripped: list[FactRow]) -> dict[str, 
 
 
 def erasure_pending(mem: Engine) -> int:
-    """Partitions whose erased data a copy of the files could still give up with the current
-    master key (always 0 where the engine erases physically)."""
+    """What a copy of the files could still give up with the current master key: where the
+    engine erases physically (SQLite), erasing writes whose old page images a reader kept in
+    the WAL; elsewhere, partitions waiting for a re-key or a master-key rotation."""
     if mem.store.erases_physically:
-        return 0
+        return mem.store.erasures_unflushed()
     return sum(1 for p in mem.store.partitions() if p.erase_pending != CLEAN)
 
 
 def finish_erasure(mem: Engine) -> dict[str, int]:
-    """What `forget_subject`, `forget_guild` and cleanup run after erasing: nothing where the
-    engine erases physically; elsewhere `complete_erasure` when this process can rotate the
-    master key for everyone (a key file), else the erasure stays pending (logged)."""
+    """What `forget_subject`, `forget_guild`, cleanup and `Memory.complete_erasure` run
+    after erasing. Where the engine erases physically, truncate what a reader kept in the WAL
+    (if it lets go now); elsewhere `complete_erasure` when this process can rotate the master
+    key for everyone (a key file). What cannot complete stays pending, reported."""
     if mem.store.erases_physically:
-        return {}
+        mem.store.flush_erasures()
+        n = erasure_pending(mem)
+        return {"erasure_pending": n} if n else {}
     if mem.keys.rotatable:
         try:
             return complete_erasure(mem)
@@ -436,14 +442,11 @@ def backup(mem: Engine, dest: Path) -> Path:
 
 
 def backup_opens_with(src: Path, master_key: bytes) -> bool:
-    """Whether `master_key` opens the backup at `src` (nothing is changed either way)."""
+    """Whether `master_key` opens the backup at `src`, read without changing it (no
+    migration, nothing created beside it)."""
     if not src.is_file():
         raise InvalidInput("no such backup file")
-    probe = SQLiteStore(src)
-    try:
-        return master_key_works(probe, master_key)
-    finally:
-        probe.close()
+    return keycheck_opens(master_key, read_meta(src, "keycheck"))
 
 
 def restore(src: Path, db: Path, master_key: bytes, *, force: bool = False) -> Path:

@@ -92,6 +92,16 @@ class Store(ABC):
     #: so erasure must end in destroying a key (see `services.lifecycle.complete_erasure`).
     erases_physically: bool = False
 
+    def erasures_unflushed(self) -> int:
+        """Where the engine erases physically: erasing writes whose old bytes may still be in
+        the files (a reader in another process held the WAL); 0 elsewhere."""
+        return 0
+
+    def flush_erasures(self) -> bool:
+        """Where the engine erases physically: try now to remove what `erasures_unflushed`
+        counts; True when nothing is left."""
+        return True
+
     # -- transactions and locks --
     @abstractmethod
     def transaction(self) -> AbstractContextManager[None]:
@@ -100,6 +110,12 @@ class Store(ABC):
     @abstractmethod
     def key_change(self) -> AbstractContextManager[None]:
         """A transaction no other key-wrapping write can interleave with (a rotation)."""
+
+    @abstractmethod
+    def stable_keys(self) -> AbstractContextManager[None]:
+        """A transaction in which the master key cannot change: a rotation waits for it to
+        end, and it waits for a rotation in progress (taken before any row lock, so the two
+        never deadlock). For writes that wrap under the master key or destroy a data key."""
 
     @abstractmethod
     def rotation_lock(self) -> AbstractContextManager[None]:
@@ -144,7 +160,8 @@ class Store(ABC):
     @abstractmethod
     def drop_partition(self, pid: str) -> int:
         """Delete a partition's facts and archive rows and destroy its wrapped key, leaving a
-        tombstone whose version still rises. Returns the number of facts deleted."""
+        tombstone whose version still rises (inside `stable_keys`: a rotation in progress
+        cannot write the key back). Returns the number of facts deleted."""
 
     @abstractmethod
     def delete_archived(
@@ -153,11 +170,19 @@ class Store(ABC):
 
     @abstractmethod
     def rewrap(
-        self, wrapped: Mapping[str, bytes], meta: Mapping[str, bytes], *, keycheck: bytes
+        self,
+        wrapped: Mapping[str, tuple[bytes, bytes]],
+        meta: Mapping[str, bytes],
+        *,
+        keycheck: bytes,
+        completed: Sequence[str],
     ) -> None:
-        """Replace wrapped keys and meta values in one transaction (key rotation), if the
-        database is still under the key `keycheck` belongs to; partitions waiting for a
-        rotation are then clean."""
+        """Key rotation, in one transaction: `wrapped` maps every live partition to (its
+        wrapped key as read, the new wrapping); meta values are replaced; the partitions in
+        `completed` (read as waiting for this rotation) are clean afterwards. Refuses
+        (ConcurrentChange, nothing written) unless the database is still under the key
+        `keycheck` belongs to and its live keys are exactly the ones read: a key destroyed
+        since is never written back."""
 
     @abstractmethod
     def rekey_partition(

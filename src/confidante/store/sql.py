@@ -16,6 +16,7 @@ from typing import Any
 
 from ..errors import ConcurrentChange, SchemaTooNew
 from .base import (
+    CLEAN,
     NEEDS_REKEY,
     NEEDS_ROTATION,
     EventRow,
@@ -186,6 +187,12 @@ class SqlStore(Store):
             self._lock_keys(exclusive=True)
             yield
 
+    @contextmanager
+    def stable_keys(self) -> Iterator[None]:
+        with self.transaction():
+            self._lock_keys(exclusive=False)
+            yield
+
     def _lock_keys(self, *, exclusive: bool) -> None:
         """Keep key rotations out of (exclusive: in) this transaction. Nothing to do where
         every write transaction is already exclusive (SQLite)."""
@@ -334,7 +341,7 @@ class SqlStore(Store):
         return [_partition(r) for r in rows]
 
     def drop_partition(self, pid: str) -> int:
-        with self.transaction():
+        with self.stable_keys():
             self._erased()
             # A tombstone, not a deletion: the version keeps rising, so every process's
             # cached index and key for this partition is seen to be stale. Written first, so
@@ -385,22 +392,41 @@ class SqlStore(Store):
         return n
 
     def rewrap(
-        self, wrapped: Mapping[str, bytes], meta: Mapping[str, bytes], *, keycheck: bytes
+        self,
+        wrapped: Mapping[str, tuple[bytes, bytes]],
+        meta: Mapping[str, bytes],
+        *,
+        keycheck: bytes,
+        completed: Sequence[str],
     ) -> None:
         with self.transaction():
             self._check_keys(keycheck, exclusive=True)
+            # The live keys must be the ones the rotation read: one destroyed since (by a
+            # writer that did not wait for the key lock) must not be written back under the
+            # new master key, which would make its old rows readable again.
+            live = self._q(
+                "SELECT id, wrapped_key FROM partitions WHERE wrapped_key IS NOT NULL "
+                f"ORDER BY id{self.dialect.for_update}"
+            )
+            if {pid: bytes(w) for pid, w in live} != {p: old for p, (old, _) in wrapped.items()}:
+                raise ConcurrentChange("a partition's key changed during the rotation")
             self._erased()  # old wrappings must not linger beside the new ones
             for pid in sorted(wrapped):
-                self._q("UPDATE partitions SET wrapped_key = ? WHERE id = ?", (wrapped[pid], pid))
+                old, new = wrapped[pid]
+                self._q(
+                    "UPDATE partitions SET wrapped_key = ? WHERE id = ? AND wrapped_key = ?",
+                    (new, pid, old),
+                )
             for key, value in meta.items():
                 self._set_meta(key, value)
-            # What was waiting for a new master key has it now (a partition erased again
-            # since its re-key still waits for a re-key).
-            self._q(
-                "UPDATE partitions SET erase_pending = 0 WHERE erase_pending = ? "
-                "OR wrapped_key IS NULL",
-                (NEEDS_ROTATION,),
-            )
+            # What was waiting for a new master key when the rotation read it has it now (a
+            # partition erased again since still waits).
+            for chunk in _chunks(sorted(completed)):
+                self._q(
+                    f"UPDATE partitions SET erase_pending = {CLEAN} "
+                    f"WHERE erase_pending = ? AND id IN ({_marks(chunk)})",
+                    (NEEDS_ROTATION, *chunk),
+                )
 
     def rekey_partition(
         self,

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 
 from ..errors import ConcurrentChange, IntegrityError, MasterKeyMissing, WrongMasterKey
 from ..store import PartitionRow, Store
+from ..store.base import NEEDS_ROTATION
 from .crypto import keyed_id, new_key, open_sealed, parse_master_key, seal
 from .keyfile import KeyFile
 
@@ -166,15 +167,20 @@ class Keyring:
                 return rows[0].wrapped_key, dk
             if not create:
                 return None
-            self.check_master()
-            master, check = self._master, self._check
-            assert check is not None
             try:
-                row = self.store.ensure_partition(
-                    pid, scope, seal(master, new_key(), _wrap_aad(pid)), keycheck=check
-                )
+                # The master key cannot change inside: a rotation in progress is waited for,
+                # and the key it leaves is the one wrapped under (no retry storm while
+                # another process rotates again and again).
+                with self.store.stable_keys():
+                    self.check_master()
+                    row = self.store.ensure_partition(
+                        pid,
+                        scope,
+                        seal(self._master, new_key(), _wrap_aad(pid)),
+                        keycheck=self.keycheck(),
+                    )
             except ConcurrentChange:
-                continue  # rotated meanwhile: check_master adopts the new key, then again
+                continue
             dk = self.unwrap(row)
             if dk is not None and row.wrapped_key is not None:
                 return row.wrapped_key, dk
@@ -240,13 +246,14 @@ class Keyring:
 
     def set_sealed_meta(self, name: str, value: bytes) -> None:
         for _ in range(_RETRIES):
-            self.check_master()
             try:
-                self.store.set_meta(
-                    SEALED_PREFIX + name,
-                    seal(self._master, value, _meta_aad(name)),
-                    keycheck=self.keycheck(),
-                )
+                with self.store.stable_keys():
+                    self.check_master()
+                    self.store.set_meta(
+                        SEALED_PREFIX + name,
+                        seal(self._master, value, _meta_aad(name)),
+                        keycheck=self.keycheck(),
+                    )
                 return
             except ConcurrentChange:
                 continue
@@ -276,16 +283,27 @@ class Keyring:
         return new
 
     def _rotate_locked(self, new: bytes) -> None:
+        for _ in range(_RETRIES - 1):
+            try:
+                return self._rotate_once(new)
+            except ConcurrentChange:
+                continue  # a key changed under it (see Store.rewrap): read them all again
+        self._rotate_once(new)
+
+    def _rotate_once(self, new: bytes) -> None:
         self.check_master()
         old, check = self._master, self.keycheck()
         new_check = seal(new, _KEYCHECK, b"keycheck")
         with self.store.key_change():
-            wrapped: dict[str, bytes] = {}
+            wrapped: dict[str, tuple[bytes, bytes]] = {}
+            completed: list[str] = []
             for row in self.store.partitions():
+                if row.erase_pending == NEEDS_ROTATION:
+                    completed.append(row.id)
                 if row.wrapped_key is None:
-                    continue
+                    continue  # destroyed: never wrapped again
                 dk = open_sealed(old, row.wrapped_key, _wrap_aad(row.id))
-                wrapped[row.id] = seal(new, dk, _wrap_aad(row.id))
+                wrapped[row.id] = (row.wrapped_key, seal(new, dk, _wrap_aad(row.id)))
             meta = {
                 "installation_secret": seal(new, self._secret, b"secret"),
                 "keycheck": new_check,
@@ -296,15 +314,16 @@ class Keyring:
                 assert blob is not None
                 value = open_sealed(old, blob, _meta_aad(name))
                 meta[full] = seal(new, value, _meta_aad(name))
-            self.store.rewrap(wrapped, meta, keycheck=check)
+            self.store.rewrap(wrapped, meta, keycheck=check, completed=completed)
         with self._lock:
             self._master = new
             self._check = new_check
             self._data_keys.clear()
 
 
-def master_key_works(store: Store, key: bytes) -> bool:
-    return _opens(key, store.get_meta("keycheck"))
+def keycheck_opens(key: bytes, check: bytes | None) -> bool:
+    """Whether `key` opens a database whose sealed key check is `check` (a backup's)."""
+    return _opens(key, check)
 
 
-__all__ = ["KeyFile", "Keyring", "fact_aad", "master_key_works"]
+__all__ = ["KeyFile", "Keyring", "fact_aad", "keycheck_opens"]

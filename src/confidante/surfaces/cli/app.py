@@ -549,20 +549,28 @@ def restore(
                     kept_old.unlink(missing_ok=True)
                     own_key_file.replace(kept_old)
                 write_key_file(own_key_file, master)
+    warning = (
+        f"{kept_old} is the replaced database's master key: it opens backups of the replaced "
+        "database, including what was forgotten before they were made. Move it somewhere safe "
+        "if you keep such backups; delete it otherwise."
+        if kept_old
+        else None
+    )
     data = {
         "restored": str(target),
         "key_file": None if env_key is not None else str(own_key_file),
         "previous_key_file": str(kept_old) if kept_old else None,
+        "warning": warning,
     }
-    emit(
-        as_json,
-        data,
-        lambda: out.print(
-            f"restored into {target}"
-            + (f" (key file {own_key_file})" if env_key is None else "")
-            + (f"; the replaced database's key is in {kept_old}" if kept_old else "")
-        ),
-    )
+
+    def human() -> None:
+        out.print(
+            f"restored into {target}" + (f" (key file {own_key_file})" if env_key is None else "")
+        )
+        if warning:
+            err.print(f"[yellow]warning[/yellow]: {warning}")
+
+    emit(as_json, data, human)
 
 
 @app.command()
