@@ -177,3 +177,61 @@ def test_a_writer_in_another_thread_during_the_drop(pair, monkeypatch) -> None:
         texts = [f.text for f in m.list(Context.dm(ALICE))]
         assert texts in ([], ["written during the drop"])
         _everything_reads(m)
+
+
+def _rekey_after_first(a: Memory, b: Memory, monkeypatch, attr: str, pid: str) -> list[bool]:
+    """After A's store has answered `attr` once, B re-keys that partition (what an erasure
+    round on another server does): A holds rows sealed under a key that is no longer stored."""
+    from confidante.services.lifecycle import _rekey
+
+    real = getattr(a.store, attr)
+    raced: list[bool] = []
+
+    def read_then_rekey(*args, **kw):
+        rows = real(*args, **kw)
+        if not raced:
+            raced.append(True)
+            assert _rekey(b, pid) == 1
+        return rows
+
+    monkeypatch.setattr(a.store, attr, read_then_rekey)
+    return raced
+
+
+@pytest.mark.parametrize("op", ["get", "forget", "update"])
+def test_a_rekey_between_reading_a_row_and_opening_it(pair, monkeypatch, op: str) -> None:
+    """get, forget and update read the row, then the partition's key: a re-key by another
+    process in between is read again, never an integrity_error (it was a 500 under load)."""
+    a, b = pair
+    gone = a.remember(Context.dm(ALICE), "to be forgotten")
+    kept = a.remember(Context.dm(ALICE), "my kayak is red")
+    a.forget(Context.dm(ALICE), gone.id)  # the partition now waits for a re-key
+    pid = a.store.get_fact(kept.id).partition_id
+    raced = _rekey_after_first(a, b, monkeypatch, "get_fact", pid)
+    if op == "get":
+        assert a.get(Context.dm(ALICE), kept.id).text == "my kayak is red"
+    elif op == "forget":
+        a.forget(Context.dm(ALICE), kept.id)
+    else:
+        a.update(Context.dm(ALICE), kept.id, "my kayak is blue")
+    assert raced == [True]
+    monkeypatch.undo()
+    want = {"get": ["my kayak is red"], "forget": [], "update": ["my kayak is blue"]}[op]
+    for m in (a, b):
+        assert [f.text for f in m.list(Context.dm(ALICE))] == want
+        _everything_reads(m)
+
+
+def test_a_rekey_between_reading_the_key_and_the_rows_keeps_recall_whole(pair, monkeypatch) -> None:
+    """Recall reads a partition's key, then its rows; rows re-keyed in between are read
+    again under the new key, not skipped (a search would have missed them)."""
+    a, b = pair
+    gone = a.remember(Context.dm(ALICE), "to be forgotten")
+    kept = a.remember(Context.dm(ALICE), "my kayak is red")
+    a.forget(Context.dm(ALICE), gone.id)
+    a.cache.clear()
+    pid = a.store.get_fact(kept.id).partition_id
+    raced = _rekey_after_first(a, b, monkeypatch, "get_partitions", pid)
+    hits = a.recall(Context.dm(ALICE), "kayak")
+    assert raced == [True]
+    assert [h.fact.id for h in hits] == [kept.id]

@@ -599,13 +599,12 @@ class Engine:
         if dk is None:
             self.cache.pop(row.id)
             return None
-        facts = []
-        skipped = 0
-        for r in self.store.facts_in(row.id):
-            try:
-                facts.append(_indexed(*_open(dk, r)))
-            except IntegrityError:
-                skipped += 1  # tampered, or sealed under a key that is gone: never shown
+        facts, skipped = self._open_all(row.id, dk)
+        if skipped:
+            # Re-keyed by another process since `row` was read? Then read it all again.
+            latest = self.store.get_partitions([row.id])
+            if latest and latest[0].wrapped_key not in (None, row.wrapped_key):
+                return self._load_index(latest[0])
         if skipped:
             log.warning("%d stored rows failed to open and were skipped (see audit)", skipped)
         index = PartitionIndex(partition_ref(row.id), row.version, facts)
@@ -617,6 +616,16 @@ class Engine:
                 prepare(index)
         self.cache.put(index)
         return index
+
+    def _open_all(self, pid: str, dk: bytes) -> tuple[list[IndexedFact], int]:
+        facts = []
+        skipped = 0
+        for r in self.store.facts_in(pid):
+            try:
+                facts.append(_indexed(*_open(dk, r)))
+            except IntegrityError:
+                skipped += 1  # tampered, or sealed under a key that is gone: never shown
+        return facts, skipped
 
     def candidates(self, v: Viewer, pool: policy.Pool) -> list[Candidates]:
         """Visible facts of every granted partition in the pool, decrypted and indexed."""
@@ -748,13 +757,33 @@ class Engine:
             visible = policy.can_read(v, ref, OriginKind(row.origin_kind), row.origin_key)
             alive = forgetting or row.expires_at is None or row.expires_at > to_ms(self.now())
             if visible and alive:
-                opened = self.open_row(row)
-                if opened is not None:
+                found = self._open_latest(row, archived)
+                if found is not None:
+                    row, opened = found
                     if scope_of(row.partition_id) is Scope.OWNER:
                         self._log_owner_read(ctx, "forget" if forgetting else "get")
                     return v, row, opened, archived
         self.deny(ctx, "not_found", row.scope if row is not None and not visible else None)
         raise NotFound("no such fact")
+
+    def _open_latest(self, row: FactRow, archived: bool) -> tuple[FactRow, Opened] | None:
+        """Open a row read a moment ago. Another process may have re-keyed its partition in
+        between (an erasure round re-seals every row under a new key), so a row that does not
+        open under the key stored now is read again; only the same bytes failing twice are an
+        integrity error. None when the fact or its key is gone meanwhile."""
+        for _ in range(WRITE_RETRIES):
+            try:
+                opened = self.open_row(row)
+            except IntegrityError:
+                again = self.store.get_archived(row.id) if archived else self.store.get_fact(row.id)
+                if again is None:
+                    return None
+                if again == row:
+                    raise
+                row = again
+                continue
+            return None if opened is None else (row, opened)
+        raise ConcurrentChange("a partition's key kept changing; try again")
 
     def _row_by_prefix(self, v: Viewer, prefix: str) -> FactRow | None:
         """The one fact this viewer may see whose id starts with `prefix` (as tables show ids
