@@ -235,3 +235,49 @@ def test_a_rekey_between_reading_the_key_and_the_rows_keeps_recall_whole(pair, m
     hits = a.recall(Context.dm(ALICE), "kayak")
     assert raced == [True]
     assert [h.fact.id for h in hits] == [kept.id]
+
+
+@pytest.mark.parametrize("op", ["remember", "recall"])
+def test_a_wrapping_read_before_a_rotation_another_thread_followed(
+    backend: str, tmp_path: Path, monkeypatch, op: str
+) -> None:
+    """A reads Alice's wrapped key; B rotates the master key; another of A's threads adopts
+    the new key before this one opens the wrapping it read under the old one. The wrapping
+    is read again (it was an integrity_error: a 500 on a write under load)."""
+    from confidante.config import Settings
+    from confidante.vault.crypto import write_key_file
+
+    key_file = tmp_path / "keys" / "master.key"
+    write_key_file(key_file, new_key())
+    settings = Settings(key_file=key_file)
+    a = Memory.open(backend, owner_ids=[OWNER], settings=settings)
+    b = Memory.open(backend, owner_ids=[OWNER], settings=settings)
+    try:
+        a.remember(Context.dm(ALICE), "my kayak is red")
+        a.cache.clear()
+        real = a.store.get_partitions
+        raced: list[bool] = []
+
+        def read_then_rotate(ids):
+            rows = real(ids)
+            if not raced and rows and rows[0].wrapped_key is not None:
+                raced.append(True)
+                b.rotate_master_key()
+                a.keys.check_master()  # what A's other thread does on its next write
+            return rows
+
+        monkeypatch.setattr(a.store, "get_partitions", read_then_rotate)
+        if op == "remember":
+            a.remember(Context.dm(ALICE), "my canoe is green")
+        else:
+            assert [h.fact.text for h in a.recall(Context.dm(ALICE), "kayak")] == [
+                "my kayak is red"
+            ]
+        assert raced == [True]
+        monkeypatch.undo()
+        for m in (a, b):
+            assert len(m.list(Context.dm(ALICE))) == (2 if op == "remember" else 1)
+            _everything_reads(m)
+    finally:
+        a.close()
+        b.close()

@@ -592,13 +592,16 @@ class Engine:
             return cached
         cached = self.cache.peek(row.id)  # an older version, whose work may be reused
         try:
-            dk = self.keys.unwrap(row)
+            latest = self.keys.unwrap_latest(row)
         except IntegrityError:
             log.warning("a partition's wrapped key does not open; skipped (see audit)")
             return None
-        if dk is None:
+        if latest is None:
             self.cache.pop(row.id)
             return None
+        if latest[0] is not row:  # re-wrapped by another process since `row` was read
+            return self._load_index(latest[0])
+        dk = latest[1]
         facts, skipped = self._open_all(row.id, dk)
         if skipped:
             # Re-keyed by another process since `row` was read? Then read it all again.

@@ -162,9 +162,9 @@ class Keyring:
         for _ in range(_RETRIES):
             rows = self.store.get_partitions([pid])
             if rows and rows[0].wrapped_key is not None:
-                dk = self.unwrap(rows[0])
-                assert dk is not None
-                return rows[0].wrapped_key, dk
+                latest = self.unwrap_latest(rows[0])
+                if latest is not None and latest[0].wrapped_key is not None:
+                    return latest[0].wrapped_key, latest[1]
             if not create:
                 return None
             try:
@@ -198,17 +198,34 @@ class Keyring:
         cached = self._data_keys.get(row.id)
         if cached is not None and cached[0] == row.wrapped_key:
             return cached[1]
+        master = self._master  # the key tried (another thread may adopt a new one meanwhile)
         try:
-            dk = open_sealed(self._master, row.wrapped_key, _wrap_aad(row.id))
+            dk = open_sealed(master, row.wrapped_key, _wrap_aad(row.id))
         except IntegrityError:
-            before = self._master
             self.check_master()  # rotated by another process? adopt the new key and retry
-            if self._master is before:
+            if self._master is master:
                 raise
             dk = open_sealed(self._master, row.wrapped_key, _wrap_aad(row.id))
         with self._lock:
             self._data_keys[row.id] = (row.wrapped_key, dk)
         return dk
+
+    def unwrap_latest(self, row: PartitionRow) -> tuple[PartitionRow, bytes] | None:
+        """Open a partition row read a moment ago, or the row as stored now when another
+        process re-wrapped it since (a master-key rotation or a re-key): a wrapping that is no
+        longer stored may be under a key this process has already let go. None when the
+        partition's key is destroyed; IntegrityError when the stored wrapping does not open."""
+        for _ in range(_RETRIES):
+            try:
+                dk = self.unwrap(row)
+            except IntegrityError:
+                latest = self.store.get_partitions([row.id])
+                if not latest or latest[0].wrapped_key == row.wrapped_key:
+                    raise
+                row = latest[0]
+                continue
+            return None if dk is None else (row, dk)
+        raise ConcurrentChange("the partition's key kept changing; try again")
 
     def wrap_new(self, pid: str) -> tuple[bytes, bytes]:
         """A fresh data key for a partition and its wrapping under the current master key
@@ -235,14 +252,17 @@ class Keyring:
         blob = self.store.get_meta(SEALED_PREFIX + name)
         if blob is None:
             return None
+        master = self._master
         try:
-            return open_sealed(self._master, blob, _meta_aad(name))
+            return open_sealed(master, blob, _meta_aad(name))
         except IntegrityError:
-            before = self._master
             self.check_master()
-            if self._master is before:
+            if self._master is not master:
+                return open_sealed(self._master, blob, _meta_aad(name))
+            again = self.store.get_meta(SEALED_PREFIX + name)  # re-sealed by a rotation since?
+            if again is None or again == blob:
                 raise
-            return open_sealed(self._master, blob, _meta_aad(name))
+            return open_sealed(self._master, again, _meta_aad(name))
 
     def set_sealed_meta(self, name: str, value: bytes) -> None:
         for _ in range(_RETRIES):
