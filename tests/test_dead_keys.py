@@ -281,3 +281,58 @@ def test_a_wrapping_read_before_a_rotation_another_thread_followed(
     finally:
         a.close()
         b.close()
+
+
+def test_following_a_rotation_never_deadlocks_two_threads(
+    backend: str, tmp_path: Path, monkeypatch
+):
+    """One thread follows another process's rotation while a second thread, inside a store
+    transaction, checks the master key too. The keyring never calls the store while holding
+    its own lock, so neither waits for the other forever (a frozen server under load)."""
+    import threading
+    import time
+
+    import confidante.vault.keyring as keyring
+    from confidante.config import Settings
+    from confidante.vault.crypto import write_key_file
+
+    key_file = tmp_path / "keys" / "master.key"
+    write_key_file(key_file, new_key())
+    settings = Settings(key_file=key_file)
+    a = Memory.open(backend, owner_ids=[OWNER], settings=settings)
+    b = Memory.open(backend, owner_ids=[OWNER], settings=settings)
+    b.rotate_master_key()  # A still holds the old key
+    in_transaction = threading.Event()
+    real = keyring._opens
+
+    def opens(key: bytes, check: bytes | None) -> bool:
+        if threading.current_thread().name == "follower":
+            in_transaction.wait(5)  # let the writer take the store meanwhile
+        return real(key, check)
+
+    monkeypatch.setattr(keyring, "_opens", opens)
+    done: list[str] = []
+
+    def follow() -> None:
+        a.keys.check_master()
+        done.append("follower")
+
+    def write() -> None:
+        with a.store.transaction():
+            in_transaction.set()
+            time.sleep(0.2)  # the follower now wants the store
+            a.keys.check_master()
+        done.append("writer")
+
+    follower = threading.Thread(target=follow, name="follower", daemon=True)
+    follower.start()
+    time.sleep(0.2)
+    writer = threading.Thread(target=write, name="writer", daemon=True)
+    writer.start()
+    writer.join(10)
+    follower.join(10)
+    assert sorted(done) == ["follower", "writer"], "the two threads deadlocked"
+    monkeypatch.undo()
+    assert a.remember(Context.dm(ALICE), "after the rotation").text == "after the rotation"
+    a.close()
+    b.close()

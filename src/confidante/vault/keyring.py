@@ -93,19 +93,22 @@ class Keyring:
         """Make sure this process holds the key the database is under now: adopt the key file's
         new key after another process rotated it, else raise WrongMasterKey."""
         check = self.store.get_meta("keycheck")
+        # The store is never called while this lock is held: a thread inside a store
+        # transaction may be waiting for this lock (a lock-order deadlock froze a server).
         with self._lock:
             if check is not None and check == self._check:
                 return
             if _opens(self._master, check):
                 self._check = check
                 return
-            if not self._reload():
-                raise WrongMasterKey("the master key was rotated by another process; reopen")
+        if not self._reload(check):
+            raise WrongMasterKey("the master key was rotated by another process; reopen")
 
-    def _reload(self) -> bool:
+    def _reload(self, check: bytes | None = None) -> bool:
         if self.key_file is None:
             return False
-        check = self.store.get_meta("keycheck")
+        if check is None:
+            check = self.store.get_meta("keycheck")
         for key in self.key_file.candidates():
             if _opens(key, check):
                 with self._lock:
