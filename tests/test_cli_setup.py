@@ -162,7 +162,16 @@ def test_prefixes_never_count_what_the_context_cannot_see(
 def test_version_completion_and_json_everywhere(run, home: Path) -> None:
     assert run("--version").stdout.startswith("confidante ")
     assert j(run("version", "--json"))["version"]
-    script = run("--show-completion", "bash").stdout
+    # Typer detects the shell from the process tree (shellingham): ask from inside bash, as a
+    # user would (`; true` keeps bash from exec-ing the command away).
+    shown = subprocess.run(
+        ["bash", "-c", f"'{sys.executable}' -m confidante --show-completion; true"],
+        env={**os.environ, "HOME": str(home)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    script = shown.stdout
     assert "_CONFIDANTE_COMPLETE" in script
     completed = run(
         ok=False,

@@ -39,7 +39,7 @@ app = typer.Typer(
     name="confidante",
     help="Private-by-design long-term memory for agents that talk to many people.",
     no_args_is_help=True,
-    add_completion=True,  # --install-completion / --show-completion [bash|zsh|fish|powershell]
+    add_completion=True,  # --install-completion / --show-completion (for the shell it runs in)
     pretty_exceptions_enable=False,
     rich_markup_mode="markdown",  # docstrings wrap as paragraphs, `code` shows as code
 )
