@@ -32,7 +32,17 @@ import snowballstemmer
 
 from .stopwords import CJK_STOP_CHARS, STOPWORDS
 
-__all__ = ["CJK", "fold", "forget_words", "is_cjk", "language", "speaker", "stem", "terms"]
+__all__ = [
+    "CJK",
+    "asking",
+    "fold",
+    "forget_words",
+    "is_cjk",
+    "language",
+    "speaker",
+    "stem",
+    "terms",
+]
 
 # Han (with extension A and compatibility ideographs), kana, Hangul syllables and jamo.
 CJK = "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
@@ -74,6 +84,25 @@ def speaker(text: str) -> tuple[str, str] | None:
     """(speaker, what they said) when `text` is a transcript line ("Name: text"), else None."""
     m = _SPEAKER.match(text)
     return None if m is None else (m[1], text[m.end() :])
+
+
+# A sentence: up to and including its end mark (ASCII or full-width), or the text's end.
+_SENTENCE = re.compile(r"[^.!?\u3002\uff01\uff1f]+[.!?\u3002\uff01\uff1f]*")
+_QUESTION_MARKS = ("?", "\uff1f")
+
+
+def asking(text: str) -> float:
+    """The share of a text (in characters) made of questions: 1.0 for "What did you paint?",
+    0.0 for a statement, between for "I painted a lake. Do you paint?"."""
+    if "?" not in text and "\uff1f" not in text:
+        return 0.0
+    total = asked = 0
+    for m in _SENTENCE.finditer(text):
+        s = m[0].strip()
+        total += len(s)
+        if s.endswith(_QUESTION_MARKS):
+            asked += len(s)
+    return asked / total if total else 0.0
 
 
 def fold(text: str) -> str:

@@ -175,6 +175,41 @@ def _best_neighbour(
     return lift
 
 
+def _segment_support(
+    pool: Sequence[Candidates], offsets: np.ndarray, hits: np.ndarray, fused: np.ndarray
+) -> np.ndarray:
+    """For each hit, how well its conversation matches the query: the sum of the fused
+    scores of the two best hits of its segment (its run of linked lines, `Lines.segment`,
+    over what this reader may see), over the best such sum; a line outside any conversation
+    counts its own score. A line of a conversation that keeps to the query's topic is likelier the
+    one sought than an equal match in passing (passage evidence read with its document's,
+    as in passage retrieval). Two lines, not all: a sum over every hit favours long chats
+    that share one common word (turn all@10 -2 points on LoCoMo); one line only echoes the
+    line's own score."""
+    support = np.zeros(len(hits), dtype=np.float64)
+    for p, c in enumerate(pool):
+        lo, hi = int(offsets[p]), int(offsets[p + 1])
+        here = (hits >= lo) & (hits < hi)
+        if not here.any():
+            continue
+        view = c.index.lines(c.mask)
+        if view is None:  # no conversations here: each line is its own
+            support[here] = fused[hits[here]]
+            continue
+        seg = view.segment[hits[here] - lo]
+        score = fused[hits[here]]
+        order = np.lexsort((-score, seg))  # by segment, best first within each
+        seg_sorted = seg[order]
+        starts = np.flatnonzero(np.r_[True, seg_sorted[1:] != seg_sorted[:-1]])
+        rank = np.arange(len(order)) - np.repeat(starts, np.diff(np.r_[starts, len(order)]))
+        best2 = rank < 2
+        total = np.zeros(int(seg.max()) + 1, dtype=np.float64)
+        np.add.at(total, seg_sorted[best2], score[order][best2])
+        support[here] = total[seg]
+    top = float(support.max()) if len(support) else 0.0
+    return support / top if top > 0 else support
+
+
 def _current_versions(pool: Sequence[Candidates], offsets: np.ndarray) -> np.ndarray | None:
     """For every fact of the pool (flat), the flat position of the visible fact that
     superseded it, or -1; None when nothing in the pool is superseded."""
@@ -226,7 +261,18 @@ class Pipeline:
     facts remembered inside that window (one day of slack either side, for time zones) gain
     `date_weight`, and are hits even when no word matches: "what did I do on 5月6号?" asks
     for that day. Only visible facts are ever hits. Scores are divided by the weights in play, so
-    they stay within 0..1 for `min_score`."""
+    they stay within 0..1 for `min_score`.
+
+    Lines of a conversation are then read with their context: a line gains
+    `neighbour_weight` of its better neighbour's score (`_best_neighbour`) and
+    `session_weight` of how well its conversation matches (`_segment_support`); last, a
+    question loses `question_penalty` of its score in proportion to the share of it that
+    asks (`analysis.asking`): "What did you paint?" shares the query's words but states
+    nothing, and on LoCoMo such lines are 7.5% of the first ten recalled but 0.7% of the
+    evidence. Its answer has already taken its part through the neighbour lift. Tuned on
+    LoCoMo halves (session 0.2-0.5, question 0.2-0.6; 0-4 preferred 0.3/0.3, 5-9 0.4/0.4):
+    session any@5 / turn all@10 0.937/0.701 -> 0.939/0.722 on conversations 0-4 and
+    0.929/0.692 -> 0.934/0.706 on 5-9."""
 
     def __init__(
         self,
@@ -235,6 +281,8 @@ class Pipeline:
         date_weight: float = 0.7,
         speaker_weight: float = 0.3,
         neighbour_weight: float = 0.3,
+        session_weight: float = 0.3,
+        question_penalty: float = 0.4,
     ) -> None:
         if not rankers:
             raise ValueError("a pipeline needs at least one ranker")
@@ -242,6 +290,8 @@ class Pipeline:
         self.date_weight = date_weight
         self.speaker_weight = speaker_weight
         self.neighbour_weight = neighbour_weight
+        self.session_weight = session_weight
+        self.question_penalty = question_penalty
 
     def rank(
         self, query: str, pool: Sequence[Candidates], k: int, now: datetime | None = None
@@ -293,6 +343,12 @@ class Pipeline:
         if self.neighbour_weight:
             lift = _best_neighbour(pool, offsets, hits, fused)
             fused[hits] = (fused[hits] + self.neighbour_weight * lift) / (1 + self.neighbour_weight)
+        if self.session_weight:
+            sup = _segment_support(pool, offsets, hits, fused)
+            fused[hits] = (fused[hits] + self.session_weight * sup) / (1 + self.session_weight)
+        if self.question_penalty:  # last: a question still lends its score to its answer
+            asks = np.concatenate([c.index.asks for c in pool])
+            fused[hits] *= 1.0 - self.question_penalty * asks[hits]
         current = _current_versions(pool, offsets)
         if current is not None:
             hits = _newest_truth_first(hits, fused, current)
