@@ -17,7 +17,11 @@ written in:
 4. **Other words** are stemmed with Snowball in the text's language (English, German, French,
    Spanish, Italian, Portuguese, Dutch; told apart by their function words, English when
    nothing tells), their function words left out, and accents dropped after stemming, so
-   ``Café``, ``cafe`` and ``cafés`` meet.
+   ``Café``, ``cafe`` and ``cafés`` meet. English irregular verb forms are read as their
+   base form first (``went`` -> ``go``, ``bought`` -> ``buy``; `irregular`), since a question
+   asks with the base form and a fact states the past: on LoCoMo turn all@10 +0.6 and +0.3
+   points on the two halves, session any@5 -0.5 and +0.4; on the bilingual dev set English
+   MRR 0.802 -> 0.813.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from functools import lru_cache
 
 import snowballstemmer
 
+from .irregular import IRREGULAR
 from .stopwords import CJK_STOP_CHARS, STOPWORDS
 
 __all__ = [
@@ -184,6 +189,8 @@ def terms(text: str) -> list[str]:
             continue
         elif len(r) > _LONGEST_STEMMED:  # keep the stem cache small
             out.append(r)
+        elif lang == "en" and r in IRREGULAR:  # "went" meets "go", "bought" "buy"
+            out.append(stem(IRREGULAR[r], lang))
         else:
             out.append(stem(r, lang))
     return out
