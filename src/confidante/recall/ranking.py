@@ -228,8 +228,9 @@ def _current_versions(pool: Sequence[Candidates], offsets: np.ndarray) -> np.nda
 
 def _newest_truth_first(hits: np.ndarray, fused: np.ndarray, current: np.ndarray) -> np.ndarray:
     """The newest truth first: when a superseded fact is a hit, the fact that replaced it is
-    one too, scored at least as high (and, being newer, ranked before it on a tie). "Where do
-    I live?" matches "I live in Paris" by its words; "I moved to Berlin" answers it."""
+    one too, scored at least as high (and ranked before it on a tie, even when the replaced
+    fact is newer: "I used to live in Paris" said after the move). "Where do I live?" matches
+    "I live in Paris" by its words; "I moved to Berlin" answers it."""
     newer = current[hits]
     old = hits[newer >= 0]
     if not len(old):
@@ -356,7 +357,9 @@ class Pipeline:
             scored = fused[hits]
             kth = np.partition(scored, len(scored) - k)[len(scored) - k]
             hits = hits[scored >= kth]
-        order = np.lexsort((-created[hits], -fused[hits]))[:k]  # score, then newest first
+        # score, then what is current before what it replaced, then newest first
+        stale = np.zeros(len(hits), dtype=bool) if current is None else current[hits] >= 0
+        order = np.lexsort((-created[hits], stale, -fused[hits]))[:k]
         out = []
         for h in hits[order]:
             p = int(np.searchsorted(offsets, h, side="right") - 1)
