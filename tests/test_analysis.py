@@ -27,6 +27,11 @@ def test_fold_undoes_full_width_and_invisible_characters() -> None:
         ("我去年六月搬到了柏林", "zh"),
         ("私は東京に住んでいます", "ja"),
         ("Berlin!", "en"),  # nothing tells: English
+        # an English contraction's tail is not French "s'"/"t'" nor Portuguese "em"
+        ("Gina: Can't wait too!", "en"),
+        ("Melanie: Sounds great, Caroline! Let's plan something special!", "en"),
+        ("Gina: Go get 'em, Jon!", "en"),
+        ("Il s'appelle Max et il t'aime", "fr"),
     ],
 )
 def test_language(text: str, lang: str) -> None:
