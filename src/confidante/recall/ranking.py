@@ -176,17 +176,37 @@ def _best_neighbour(
 
 
 def _segment_support(
-    pool: Sequence[Candidates], offsets: np.ndarray, hits: np.ndarray, fused: np.ndarray
+    pool: Sequence[Candidates],
+    offsets: np.ndarray,
+    hits: np.ndarray,
+    fused: np.ndarray,
+    limit: int = 2048,
 ) -> np.ndarray:
     """For each hit, how well its conversation matches the query: the sum of the fused
     scores of the two best hits of its segment (its run of linked lines, `Lines.segment`,
     over what this reader may see), over the best such sum; a line outside any conversation
-    counts its own score. A line of a conversation that keeps to the query's topic is likelier the
-    one sought than an equal match in passing (passage evidence read with its document's,
-    as in passage retrieval). Two lines, not all: a sum over every hit favours long chats
-    that share one common word (turn all@10 -2 points on LoCoMo); one line only echoes the
-    line's own score."""
-    support = np.zeros(len(hits), dtype=np.float64)
+    counts its own score. A line of a conversation that keeps to the query's topic is
+    likelier the one sought than an equal match in passing (passage evidence read with its
+    document's, as in passage retrieval). Two lines, not all: a sum over every hit favours
+    long chats that share one common word (turn all@10 -2 points on LoCoMo); one line only
+    echoes the line's own score. Only the best `limit` hits are read together (the rest
+    count their own score), so a query that matches most of 100k facts costs no more."""
+    scored = fused[hits]
+    support = scored.copy()
+    best = np.arange(len(hits))
+    if len(hits) > limit:
+        best = np.argpartition(-scored, limit)[:limit]
+    support[best] = _top2_of_segment(pool, offsets, hits[best], scored[best])
+    top = float(support.max()) if len(support) else 0.0
+    return support / top if top > 0 else support
+
+
+def _top2_of_segment(
+    pool: Sequence[Candidates], offsets: np.ndarray, hits: np.ndarray, scored: np.ndarray
+) -> np.ndarray:
+    """Per hit (flat positions, with their scores), the sum of the two best scores among
+    the given hits of its segment; its own score when its partition has no conversation."""
+    out = scored.copy()
     for p, c in enumerate(pool):
         lo, hi = int(offsets[p]), int(offsets[p + 1])
         here = (hits >= lo) & (hits < hi)
@@ -194,10 +214,9 @@ def _segment_support(
             continue
         view = c.index.lines(c.mask)
         if view is None:  # no conversations here: each line is its own
-            support[here] = fused[hits[here]]
             continue
         seg = view.segment[hits[here] - lo]
-        score = fused[hits[here]]
+        score = scored[here]
         order = np.lexsort((-score, seg))  # by segment, best first within each
         seg_sorted = seg[order]
         starts = np.flatnonzero(np.r_[True, seg_sorted[1:] != seg_sorted[:-1]])
@@ -205,9 +224,8 @@ def _segment_support(
         best2 = rank < 2
         total = np.zeros(int(seg.max()) + 1, dtype=np.float64)
         np.add.at(total, seg_sorted[best2], score[order][best2])
-        support[here] = total[seg]
-    top = float(support.max()) if len(support) else 0.0
-    return support / top if top > 0 else support
+        out[here] = total[seg]
+    return out
 
 
 def _current_versions(pool: Sequence[Candidates], offsets: np.ndarray) -> np.ndarray | None:
@@ -345,7 +363,7 @@ class Pipeline:
             lift = _best_neighbour(pool, offsets, hits, fused)
             fused[hits] = (fused[hits] + self.neighbour_weight * lift) / (1 + self.neighbour_weight)
         if self.session_weight:
-            sup = _segment_support(pool, offsets, hits, fused)
+            sup = _segment_support(pool, offsets, hits, fused, max(2048, 4 * k))
             fused[hits] = (fused[hits] + self.session_weight * sup) / (1 + self.session_weight)
         if self.question_penalty:  # last: a question still lends its score to its answer
             asks = np.concatenate([c.index.asks for c in pool])
