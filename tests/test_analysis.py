@@ -27,6 +27,11 @@ def test_fold_undoes_full_width_and_invisible_characters() -> None:
         ("我去年六月搬到了柏林", "zh"),
         ("私は東京に住んでいます", "ja"),
         ("Berlin!", "en"),  # nothing tells: English
+        # an English contraction's tail is not French "s'"/"t'" nor Portuguese "em"
+        ("Gina: Can't wait too!", "en"),
+        ("Melanie: Sounds great, Caroline! Let's plan something special!", "en"),
+        ("Gina: Go get 'em, Jon!", "en"),
+        ("Il s'appelle Max et il t'aime", "fr"),
     ],
 )
 def test_language(text: str, lang: str) -> None:
@@ -84,3 +89,13 @@ def test_recall_in_european_languages(mem: Memory, fact: str, other: str, query:
     mem.remember(ctx, other)
     hits = mem.recall(ctx, query)
     assert hits[0].fact.id == f and hits[0].scores["bm25"] > 0
+
+
+def test_english_irregular_verbs_meet_their_base_form(mem: Memory) -> None:
+    assert terms("I went to Paris and bought a bike") == terms("go to Paris buy a bike")
+    assert terms("she goes") == terms("she go")
+    assert terms("the left turn") != terms("the leave turn")  # "left": not only a verb
+    ctx = Context.dm(ALICE)
+    f = mem.remember(ctx, "Melanie: We went camping and I bought a tent")
+    mem.remember(ctx, "Melanie: The tent in the shop was green")
+    assert mem.recall(ctx, "what did Melanie buy when she would go camping?")[0].fact.id == f.id

@@ -3,12 +3,17 @@ semantic ranker on (a foreign silo's best match is never returned)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
 import numpy as np
+import pytest
 
 from confidante import Context, Memory
+from confidante.recall.analysis import asking
 from confidante.recall.index import stem, tokenize
 
-from conftest import ALICE, BOB, OWNER
+from conftest import ALICE, BOB, OWNER, Clock
 
 
 def test_stem_and_tokenize() -> None:
@@ -95,3 +100,65 @@ def test_a_named_speaker_only_reorders_what_matches(mem: Memory) -> None:
     assert mem.recall(ctx, "stock market") == []  # naming nobody, matching nothing
     hits = mem.recall(ctx, "what did Melanie make?", k=10)
     assert hits and {h.fact.text for h in hits} <= set(TRANSCRIPT)  # never Bob's line
+
+
+def test_asking_is_the_share_of_a_text_that_is_a_question() -> None:
+    assert asking("What did you paint?") == 1.0 and asking("你去哪儿了？") == 1.0
+    assert asking("I painted a lake.") == 0.0 and asking("no marks at all") == 0.0
+    assert 0.3 < asking("I painted a lake. Do you paint?") < 0.6
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock(datetime(2024, 5, 1, 10, tzinfo=UTC))
+
+
+@pytest.fixture
+def cmem(backend: str, key: bytes, clock: Clock) -> Iterator[Memory]:
+    m = Memory.open(backend, owner_ids=[OWNER], master_key=key, clock=clock)
+    yield m
+    m.close()
+
+
+def test_an_answer_outranks_the_question_that_shares_the_query_words(cmem: Memory) -> None:
+    ctx = Context.dm(ALICE)
+    question, answer = cmem.remember_many(
+        ctx, ["Caroline: What did you paint last week, Melanie?", "Melanie: I painted a lake."]
+    )
+    query = "What did Melanie paint last week?"
+    assert [h.fact.id for h in cmem.recall(ctx, query)] == [answer.id, question.id]
+    cmem.pipeline.question_penalty = 0.0  # the question matches more of the query's words
+    assert [h.fact.id for h in cmem.recall(ctx, query)] == [question.id, answer.id]
+
+
+def test_a_conversation_that_keeps_to_the_topic_is_read_first(cmem: Memory, clock: Clock) -> None:
+    """A passing mention ("Climbing, maybe.") among unrelated lines matches as well as the
+    lines of a conversation about climbing; the conversation's lines come first."""
+    ctx = Context.dm(ALICE)
+    passing = cmem.remember_many(
+        ctx,
+        [
+            "Sam: The tax forms are due on Friday.",
+            "Sam: Climbing, maybe.",
+            "Sam: The printer is broken again.",
+        ],
+    )[1]
+    clock.advance(days=1)  # another conversation
+    topical = cmem.remember_many(
+        ctx,
+        [
+            "Sam: My sister got a new job.",
+            "Sam: I signed up for a climbing course.",
+            "Sam: I bought climbing shoes and a chalk bag.",
+        ],
+    )[1:]
+
+    def lead() -> float:  # how far the best topical line is ahead of the passing mention
+        scores = {h.fact.id: h.score for h in cmem.recall(ctx, "Sam climbing")}
+        return max(scores[f.id] for f in topical) - scores[passing.id]
+
+    order = [h.fact.id for h in cmem.recall(ctx, "Sam climbing")]
+    assert order.index(passing.id) > max(order.index(f.id) for f in topical)
+    with_support = lead()
+    cmem.pipeline.session_weight = 0.0
+    assert lead() < with_support - 0.02

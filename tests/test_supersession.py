@@ -28,6 +28,16 @@ UPDATES = [
     ("Ich wohne in Hamburg", "Ich bin nach München gezogen", "Wo wohne ich?"),
     ("J'habite à Lyon", "J'ai déménagé à Paris", "Où est-ce que j'habite ?"),
     ("Mi perro se llama Toby", "Mi perro se llama ahora Max", "¿Cómo se llama mi perro?"),
+    # natural phrasings: a new job, a flat in a city, a rename "to", a liking that stopped
+    ("I work at a bakery", "I started a new job at the city library", "where do I work?"),
+    ("I work at Google", "I quit my job at Google", "do I work at Google?"),
+    ("I live in Leeds", "We moved to a new flat in York", "where do I live?"),
+    ("Our dog is called Rex", "We renamed the dog to Pepper", "what is the dog called?"),
+    ("I love coffee", "I don't like coffee anymore, tea now", "do I like coffee?"),
+    ("我喜欢喝咖啡", "我不喝咖啡了，现在喝茶", "我喜欢咖啡吗？"),
+    ("Ich mag Kaffee", "Ich trinke keinen Kaffee mehr", "Mag ich Kaffee?"),
+    ("J'aime le café", "Je n'aime plus le café", "Est-ce que j'aime le café ?"),
+    ("Me gusta el café", "Ya no me gusta el café", "¿Me gusta el café?"),
 ]
 
 # Pairs that can both be true: never linked.
@@ -38,6 +48,9 @@ BOTH_TRUE = [
     ("My sister lives in Rome", "I live in Milan"),
     ("I live in Paris", "I live in Paris, near the river"),  # the same value again
     ("我喜欢喝茶", "我喜欢爬山"),
+    ("I love coffee", "I love tea"),  # two likings, both true
+    ("I love coffee", "I love coffee with oat milk"),
+    ("I don't drink coffee at night", "I love coffee"),  # a habit, not a liking that stopped
     ("My cousin keeps telling me to move to Berlin", "I live in Lyon"),
 ]
 
@@ -138,3 +151,15 @@ def test_an_expired_update_marks_nothing(cmem: Memory, clock: Clock) -> None:
     clock.advance(days=5)  # the move has expired: as if never said
     hits = cmem.recall(ctx, "where do I live?")
     assert [(h.fact.id, h.superseded_by) for h in hits] == [(old, None)]
+
+
+def test_a_past_statement_never_replaces_the_present_one(cmem: Memory, clock: Clock) -> None:
+    """ "I used to live in Paris", said after "I moved to Berlin", is history: the present
+    statement stays current whatever their order."""
+    ctx = Context.dm(ALICE)
+    now = cmem.remember(ctx, "I moved to Berlin").id
+    clock.advance(days=10)
+    before = cmem.remember(ctx, "I used to live in Paris").id
+    hits = cmem.recall(ctx, "where do I live?")
+    assert [(h.fact.id, h.superseded_by) for h in hits[:2]] == [(now, None), (before, now)]
+    assert claim("My dog was called Rex").past and not claim("My dog is called Rex").past

@@ -17,7 +17,11 @@ written in:
 4. **Other words** are stemmed with Snowball in the text's language (English, German, French,
    Spanish, Italian, Portuguese, Dutch; told apart by their function words, English when
    nothing tells), their function words left out, and accents dropped after stemming, so
-   ``Café``, ``cafe`` and ``cafés`` meet.
+   ``Café``, ``cafe`` and ``cafés`` meet. English irregular verb forms are read as their
+   base form first (``went`` -> ``go``, ``bought`` -> ``buy``; `irregular`), since a question
+   asks with the base form and a fact states the past: on LoCoMo turn all@10 +0.6 and +0.3
+   points on the two halves, session any@5 -0.5 and +0.4; on the bilingual dev set English
+   MRR 0.802 -> 0.813.
 """
 
 from __future__ import annotations
@@ -30,9 +34,20 @@ from functools import lru_cache
 
 import snowballstemmer
 
+from .irregular import IRREGULAR
 from .stopwords import CJK_STOP_CHARS, STOPWORDS
 
-__all__ = ["CJK", "fold", "forget_words", "is_cjk", "language", "speaker", "stem", "terms"]
+__all__ = [
+    "CJK",
+    "asking",
+    "fold",
+    "forget_words",
+    "is_cjk",
+    "language",
+    "speaker",
+    "stem",
+    "terms",
+]
 
 # Han (with extension A and compatibility ideographs), kana, Hangul syllables and jamo.
 CJK = "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
@@ -76,6 +91,25 @@ def speaker(text: str) -> tuple[str, str] | None:
     return None if m is None else (m[1], text[m.end() :])
 
 
+# A sentence: up to and including its end mark (ASCII or full-width), or the text's end.
+_SENTENCE = re.compile(r"[^.!?\u3002\uff01\uff1f]+[.!?\u3002\uff01\uff1f]*")
+_QUESTION_MARKS = ("?", "\uff1f")
+
+
+def asking(text: str) -> float:
+    """The share of a text (in characters) made of questions: 1.0 for "What did you paint?",
+    0.0 for a statement, between for "I painted a lake. Do you paint?"."""
+    if "?" not in text and "\uff1f" not in text:
+        return 0.0
+    total = asked = 0
+    for m in _SENTENCE.finditer(text):
+        s = m[0].strip()
+        total += len(s)
+        if s.endswith(_QUESTION_MARKS):
+            asked += len(s)
+    return asked / total if total else 0.0
+
+
 def fold(text: str) -> str:
     """NFKC, case-folded, invisible format characters (Unicode category Cf) removed."""
     text = unicodedata.normalize("NFKC", text).casefold()
@@ -92,10 +126,18 @@ def language(text: str) -> str:
     """The text's language, as an ISO 639-1 code: ``zh``, ``ja`` or ``ko`` when CJK script
     outweighs other words, else the European language whose function words it uses most
     (``en`` when none, or on a tie with English). Deterministic; no model."""
-    return _language(_RUN.findall(fold(text)))
+    folded = fold(text)
+    return _language(_RUN.findall(folded), folded)
 
 
-def _language(runs: list[str]) -> str:
+# English contractions ("let's", "can't", "I'm", "we'll", "'em"): English, and their tails
+# are not the French elided "s'"/"t'" nor Portuguese "em", which they would otherwise vote
+# for ("Gina: Can't wait too!" read as French; 15 of LoCoMo's 5,882 lines were).
+_EN_CONTRACTION = re.compile(r"(?<=\w)['\u2019](?:s|t|re|ll|ve|m|d)\b|(?<!\w)['\u2019]em\b")
+_CONTRACTION_TAILS = {"s", "t", "re", "ll", "ve", "m", "d", "em"}
+
+
+def _language(runs: list[str], folded: str = "") -> str:
     cjk = sum(len(r) for r in runs if _CJK_CHAR.match(r))
     if cjk and cjk >= sum(1 for r in runs if not _CJK_CHAR.match(r)):
         joined = "".join(runs)
@@ -103,8 +145,15 @@ def _language(runs: list[str]) -> str:
             return "ja"
         return "ko" if _HANGUL.search(joined) else "zh"
     votes: Counter[str] = Counter()
+    contractions = (
+        len(_EN_CONTRACTION.findall(folded)) if "'" in folded or "\u2019" in folded else 0
+    )
     for r in runs:
+        if contractions and r in _CONTRACTION_TAILS:
+            continue  # the tail of a contraction, counted below as English
         votes.update(_VOTES.get(r, ()))
+    if contractions:
+        votes["en"] += contractions
     if not votes:
         return "en"
     best = max(votes.values())
@@ -144,8 +193,9 @@ def _cjk_terms(run: str) -> list[str]:
 
 def terms(text: str) -> list[str]:
     """The keyword terms of a text, in order (repeats kept: they are term frequencies)."""
-    runs = _RUN.findall(fold(text))
-    lang = _language(runs)
+    folded = fold(text)
+    runs = _RUN.findall(folded)
+    lang = _language(runs, folded)
     stop = STOPWORDS.get(lang, STOPWORDS["en"])
     out: list[str] = []
     for r in runs:
@@ -155,6 +205,8 @@ def terms(text: str) -> list[str]:
             continue
         elif len(r) > _LONGEST_STEMMED:  # keep the stem cache small
             out.append(r)
+        elif lang == "en" and r in IRREGULAR:  # "went" meets "go", "bought" "buy"
+            out.append(stem(IRREGULAR[r], lang))
         else:
             out.append(stem(r, lang))
     return out

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..model import Fact, OriginKind
 from ..policy import Grant, PartitionRef
-from .analysis import speaker, stem, terms
+from .analysis import asking, speaker, stem, terms
 from .supersession import Claim, claim, superseded
 
 __all__ = ["IndexedFact", "Lines", "PartitionIndex", "stem", "tokenize"]
@@ -67,6 +67,7 @@ class Lines:
     next: np.ndarray  # row of the line after, or -1
     before: np.ndarray  # term count of the line before (0 if none)
     after: np.ndarray  # term count of the line after (0 if none)
+    segment: np.ndarray  # which run of linked lines (one conversation) each row is in, or -1
     # A term's rows and counts with its neighbours' counts added, by (term, weights): the
     # same for every query of this reader until the partition changes.
     with_context: dict[tuple[str, float, float], tuple[np.ndarray, np.ndarray]] = field(
@@ -86,6 +87,7 @@ class PartitionIndex:
     conversation: np.ndarray = field(init=False)  # conversation_keys, per fact
     # Transcript lines ("Caroline: ..."): each term of a speaker's name -> the rows they said.
     spoken_by: dict[str, np.ndarray] = field(init=False)
+    asks: np.ndarray = field(init=False)  # share of each fact's text that is a question
     _by_conversation: np.ndarray = field(init=False)  # rows by conversation, then written order
     _lines: dict[bytes, Lines | None] = field(init=False, default_factory=dict)
     _claims: list[Claim | None] | None = field(init=False, default=None)
@@ -99,16 +101,19 @@ class PartitionIndex:
         lengths = np.zeros(len(self.facts), dtype=np.float32)
         post: dict[str, list[tuple[int, int]]] = defaultdict(list)
         spoken: dict[str, list[int]] = defaultdict(list)
+        asks = np.zeros(len(self.facts), dtype=np.float32)
         for i, f in enumerate(self.facts):
             line = speaker(f.fact.text)
             if line is not None:
                 for term in set(tokenize(line[0])):
                     spoken[term].append(i)
+            asks[i] = asking(f.fact.text if line is None else line[1])
             terms = Counter(tokenize(f.fact.text))
             lengths[i] = sum(terms.values())
             for term, tf in terms.items():
                 post[term].append((i, tf))
         self.lengths = lengths
+        self.asks = asks
         self.spoken_by = {t: np.asarray(rows, dtype=np.int64) for t, rows in spoken.items()}
         self.postings = {
             t: (
@@ -150,7 +155,10 @@ class PartitionIndex:
                 before[b[same]] = self.lengths[a[same]]
                 after = np.zeros(len(self.facts), dtype=np.float32)
                 after[a[same]] = self.lengths[b[same]]
-                found = Lines(prev, nxt, before, after)
+                # a new segment starts at every row not linked to the one before it
+                segment = np.full(len(self.facts), -1, dtype=np.int64)
+                segment[rows] = np.cumsum(np.concatenate(([True], ~same)))
+                found = Lines(prev, nxt, before, after, segment)
         with self._lines_lock:
             if len(self._lines) >= 8:
                 self._lines.pop(next(iter(self._lines)))

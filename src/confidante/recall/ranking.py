@@ -175,6 +175,59 @@ def _best_neighbour(
     return lift
 
 
+def _segment_support(
+    pool: Sequence[Candidates],
+    offsets: np.ndarray,
+    hits: np.ndarray,
+    fused: np.ndarray,
+    limit: int = 2048,
+) -> np.ndarray:
+    """For each hit, how well its conversation matches the query: the sum of the fused
+    scores of the two best hits of its segment (its run of linked lines, `Lines.segment`,
+    over what this reader may see), over the best such sum; a line outside any conversation
+    counts its own score. A line of a conversation that keeps to the query's topic is
+    likelier the one sought than an equal match in passing (passage evidence read with its
+    document's, as in passage retrieval). Two lines, not all: a sum over every hit favours
+    long chats that share one common word (turn all@10 -2 points on LoCoMo); one line only
+    echoes the line's own score. Only the best `limit` hits are read together (the rest
+    count their own score), so a query that matches most of 100k facts costs no more."""
+    scored = fused[hits]
+    support = scored.copy()
+    best = np.arange(len(hits))
+    if len(hits) > limit:
+        best = np.argpartition(-scored, limit)[:limit]
+    support[best] = _top2_of_segment(pool, offsets, hits[best], scored[best])
+    top = float(support.max()) if len(support) else 0.0
+    return support / top if top > 0 else support
+
+
+def _top2_of_segment(
+    pool: Sequence[Candidates], offsets: np.ndarray, hits: np.ndarray, scored: np.ndarray
+) -> np.ndarray:
+    """Per hit (flat positions, with their scores), the sum of the two best scores among
+    the given hits of its segment; its own score when its partition has no conversation."""
+    out = scored.copy()
+    for p, c in enumerate(pool):
+        lo, hi = int(offsets[p]), int(offsets[p + 1])
+        here = (hits >= lo) & (hits < hi)
+        if not here.any():
+            continue
+        view = c.index.lines(c.mask)
+        if view is None:  # no conversations here: each line is its own
+            continue
+        seg = view.segment[hits[here] - lo]
+        score = scored[here]
+        order = np.lexsort((-score, seg))  # by segment, best first within each
+        seg_sorted = seg[order]
+        starts = np.flatnonzero(np.r_[True, seg_sorted[1:] != seg_sorted[:-1]])
+        rank = np.arange(len(order)) - np.repeat(starts, np.diff(np.r_[starts, len(order)]))
+        best2 = rank < 2
+        total = np.zeros(int(seg.max()) + 1, dtype=np.float64)
+        np.add.at(total, seg_sorted[best2], score[order][best2])
+        out[here] = total[seg]
+    return out
+
+
 def _current_versions(pool: Sequence[Candidates], offsets: np.ndarray) -> np.ndarray | None:
     """For every fact of the pool (flat), the flat position of the visible fact that
     superseded it, or -1; None when nothing in the pool is superseded."""
@@ -193,8 +246,9 @@ def _current_versions(pool: Sequence[Candidates], offsets: np.ndarray) -> np.nda
 
 def _newest_truth_first(hits: np.ndarray, fused: np.ndarray, current: np.ndarray) -> np.ndarray:
     """The newest truth first: when a superseded fact is a hit, the fact that replaced it is
-    one too, scored at least as high (and, being newer, ranked before it on a tie). "Where do
-    I live?" matches "I live in Paris" by its words; "I moved to Berlin" answers it."""
+    one too, scored at least as high (and ranked before it on a tie, even when the replaced
+    fact is newer: "I used to live in Paris" said after the move). "Where do I live?" matches
+    "I live in Paris" by its words; "I moved to Berlin" answers it."""
     newer = current[hits]
     old = hits[newer >= 0]
     if not len(old):
@@ -226,7 +280,18 @@ class Pipeline:
     facts remembered inside that window (one day of slack either side, for time zones) gain
     `date_weight`, and are hits even when no word matches: "what did I do on 5月6号?" asks
     for that day. Only visible facts are ever hits. Scores are divided by the weights in play, so
-    they stay within 0..1 for `min_score`."""
+    they stay within 0..1 for `min_score`.
+
+    Lines of a conversation are then read with their context: a line gains
+    `neighbour_weight` of its better neighbour's score (`_best_neighbour`) and
+    `session_weight` of how well its conversation matches (`_segment_support`); last, a
+    question loses `question_penalty` of its score in proportion to the share of it that
+    asks (`analysis.asking`): "What did you paint?" shares the query's words but states
+    nothing, and on LoCoMo such lines are 7.5% of the first ten recalled but 0.7% of the
+    evidence. Its answer has already taken its part through the neighbour lift. Tuned on
+    LoCoMo halves (session 0.2-0.5, question 0.2-0.6; 0-4 preferred 0.3/0.3, 5-9 0.4/0.4):
+    session any@5 / turn all@10 0.937/0.701 -> 0.939/0.722 on conversations 0-4 and
+    0.929/0.692 -> 0.934/0.706 on 5-9."""
 
     def __init__(
         self,
@@ -235,6 +300,8 @@ class Pipeline:
         date_weight: float = 0.7,
         speaker_weight: float = 0.3,
         neighbour_weight: float = 0.3,
+        session_weight: float = 0.3,
+        question_penalty: float = 0.4,
     ) -> None:
         if not rankers:
             raise ValueError("a pipeline needs at least one ranker")
@@ -242,6 +309,8 @@ class Pipeline:
         self.date_weight = date_weight
         self.speaker_weight = speaker_weight
         self.neighbour_weight = neighbour_weight
+        self.session_weight = session_weight
+        self.question_penalty = question_penalty
 
     def rank(
         self, query: str, pool: Sequence[Candidates], k: int, now: datetime | None = None
@@ -293,6 +362,12 @@ class Pipeline:
         if self.neighbour_weight:
             lift = _best_neighbour(pool, offsets, hits, fused)
             fused[hits] = (fused[hits] + self.neighbour_weight * lift) / (1 + self.neighbour_weight)
+        if self.session_weight:
+            sup = _segment_support(pool, offsets, hits, fused, max(2048, 4 * k))
+            fused[hits] = (fused[hits] + self.session_weight * sup) / (1 + self.session_weight)
+        if self.question_penalty:  # last: a question still lends its score to its answer
+            asks = np.concatenate([c.index.asks for c in pool])
+            fused[hits] *= 1.0 - self.question_penalty * asks[hits]
         current = _current_versions(pool, offsets)
         if current is not None:
             hits = _newest_truth_first(hits, fused, current)
@@ -300,7 +375,9 @@ class Pipeline:
             scored = fused[hits]
             kth = np.partition(scored, len(scored) - k)[len(scored) - k]
             hits = hits[scored >= kth]
-        order = np.lexsort((-created[hits], -fused[hits]))[:k]  # score, then newest first
+        # score, then what is current before what it replaced, then newest first
+        stale = np.zeros(len(hits), dtype=bool) if current is None else current[hits] >= 0
+        order = np.lexsort((-created[hits], stale, -fused[hits]))[:k]
         out = []
         for h in hits[order]:
             p = int(np.searchsorted(offsets, h, side="right") - 1)

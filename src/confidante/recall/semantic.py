@@ -122,9 +122,11 @@ class Semantic:
         a, b = self.embedder.calibration
         q_english, q_multi = q[:split], q[split:]
         if not q_english.any():  # not an English query: every fact by the multilingual model
-            return a * np.einsum("ij,j->i", vectors.multilingual, q_multi) + b
+            return np.minimum(a * np.einsum("ij,j->i", vectors.multilingual, q_multi) + b, 1.0)
         s = np.einsum("ij,j->i", vectors.english, q_english)
         if len(vectors.other):
             rows = vectors.multilingual16[vectors.other].astype(np.float32)
-            s[vectors.other] = a * np.einsum("ij,j->i", rows, q_multi) + b
+            # at most 1, as a cosine: the mapping stretches the top of the multilingual scale,
+            # where a short line that only shares the query's names would outscore any match
+            s[vectors.other] = np.minimum(a * np.einsum("ij,j->i", rows, q_multi) + b, 1.0)
         return s

@@ -1,13 +1,16 @@
 """Newest truth first: which facts state something a later fact has changed.
 
 A fact that states a *changing attribute* of someone ("I live in Paris", "my dog is called
-Biscuit", "my favourite colour is green", "I work as a nurse") is a claim: (holder, attribute,
-value). Facts of one partition and one author whose claims share holder and attribute but
-differ in value are one attribute's history; the newest is current and every older one with
-another value is *superseded* by it. Deterministic: a small table of phrasings per language
-(English, Chinese, German, French, Spanish), no model and no LLM, so it errs on the side of
-linking nothing: events ("I had lunch with Anna") and likes ("I like tea") are never claims,
-since two of them can both be true.
+Biscuit", "my favourite colour is green", "I work as a nurse", "I started a job at Acme") is a
+claim: (holder, attribute, value). Facts of one partition and one author whose claims share
+holder and attribute but differ in value are one attribute's history; the newest *present*
+claim is current and every other with another value is *superseded* by it, so "I used to
+live in Paris" said after "I moved to Berlin" is history, not news. A liking is one attribute
+per thing, on or off: "I love coffee" is replaced by "I don't like coffee anymore" (or
+"我不喝咖啡了", "ich mag keinen Kaffee mehr", "je n'aime plus le café", "ya no me gusta el
+café"), never by "I love tea", since both can be true. Deterministic: a small table of
+phrasings per language (English, Chinese, German, French, Spanish), no model and no LLM, so
+it errs on the side of linking nothing: events ("I had lunch with Anna") are never claims.
 
 Pure: `claim` reads one text; `superseded` links the facts a reader can see (see
 `PartitionIndex.superseded`), so a fact they may not see never marks one they can.
@@ -30,6 +33,7 @@ class Claim:
     attribute: str  # "residence", "job", "employer", "pet_name", "favourite:colour", ...
     value: str  # folded, trimmed
     wildcard: bool = False  # "we renamed her Pepper": a pet_name of the holder's latest pet
+    past: bool = False  # "I used to live in Paris": history, never the current value
 
 
 # Full-width (CJK) comma, full stop, semicolon, exclamation and question marks, enumeration
@@ -39,7 +43,7 @@ _ZH_PUNCT = "\uff0c\u3002\uff1b\uff01\uff1f\u3001"
 _END = (
     rf"(?=\s*(?:[,.;!?{_ZH_PUNCT})]|$|\s(?:now|anymore|again|already|with|because|since|for|and|"
     r"but|from|last|this|next|at|in|on|near|where|which|who|that|until|jetzt|seit|und|aber|"
-    r"bei|maintenant|depuis|et|mais|chez|ahora|desde|pero|y|con)\b))"
+    r"bei|mehr|maintenant|depuis|et|mais|chez|ahora|desde|pero|y|con)\b))"
 )
 _VAL = r"(?P<value>[^\W\d_][\w' .-]{0,40}?)"
 _CJK_VAL = rf"(?P<value>[^\s{_ZH_PUNCT},.;!?了的吧啊呢]{{1,12}}?)"
@@ -57,7 +61,7 @@ _EN_RELATIONS = (
 _EN_HOLDER = rf"(?P<holder>i|we|my (?:{_EN_RELATIONS}))"
 _EN_BE = (
     r"(?:'m|'re|'s|'ll be|'ve|'ve been|\s+am|\s+are|\s+is|\s+will be|\s+have been|\s+has been|"
-    r"\s+have|\s+has)?(?:\s+(?:don't|do not|doesn't|does not|no longer|not|never))?"
+    r"\s+have|\s+has)?(?:\s+(?:don't|do not|doesn't|does not|no longer|not|never|used to))?"
 )
 _ANIMALS = {
     "dog": "dog",
@@ -107,6 +111,29 @@ _ZH_HOLDER = rf"(?P<holder>我们|我(?:的)?(?:{_ZH_RELATIONS})|我)"
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # -- English -----------------------------------------------------------------------------
     (
+        "residence",  # "we moved to a new flat in Berlin": the city, not the flat
+        re.compile(
+            rf"\b{_EN_HOLDER}{_EN_BE}(?:\s+(?:now|just|finally|recently))?\s+(?:moved|moving|"
+            rf"relocated)\s+(?:in)?to\s+(?:a|an|our|my|the)\s+(?:new\s+|bigger\s+|smaller\s+)?"
+            rf"(?:place|flat|apartment|house|home|condo|studio)\s+in\s+{_VAL}{_END}"
+        ),
+    ),
+    (
+        "employer",  # "I started a new job at Acme", "I got a job with the BBC"
+        re.compile(
+            rf"\b{_EN_HOLDER}{_EN_BE}(?:\s+(?:now|just|finally|recently))?\s+(?:got|started|"
+            rf"found|landed|took|accepted|have|began|starting|start)\s+(?:a\s+)?(?:new\s+)?"
+            rf"(?:job|position|role)\s+(?:at|with)\s+(?:the\s+)?{_VAL}{_END}"
+        ),
+    ),
+    (
+        "employer",  # "I quit my job at Acme": no longer there
+        re.compile(
+            rf"\b{_EN_HOLDER}(?:'ve| have)?(?:\s+(?:just|finally))?\s+(?P<neg>quit|left)\s+"
+            rf"(?:my|our|the)\s+job\s+(?:at|with)\s+(?:the\s+)?{_VAL}{_END}"
+        ),
+    ),
+    (
         "residence",
         re.compile(
             rf"\b{_EN_HOLDER}{_EN_BE}(?:\s+(?:now|still|currently|finally|just))?\s+"
@@ -150,7 +177,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "pet_name",
         re.compile(
             rf"\b(?P<holder>we|i){_EN_BE}(?:\s+(?:now|just|finally))?\s+(?:re)?(?:named|renamed|calling|call|called)"
-            rf"\s+(?:him|her|it|them|the (?P<animal>{_EN_ANIMAL}))\s+{_VAL}{_END}"
+            rf"\s+(?:him|her|it|them|(?:the|our|my) (?P<animal>{_EN_ANIMAL}))\s+(?:to\s+)?"
+            rf"{_VAL}{_END}"
         ),
     ),
     (
@@ -272,11 +300,50 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             rf"\s+(?:ahora\s+)?{_VAL}{_END}"
         ),
     ),
+    (
+        "likes",  # "I love coffee", "I don't like coffee anymore": one liking, on or off
+        re.compile(
+            rf"\b{_EN_HOLDER}{_EN_BE}(?:\s+(?:really|still|now|also))?\s+(?:like|love|enjoy|"
+            rf"liking|loving|enjoying)\s+{_VAL}{_END}"
+        ),
+    ),
+    (
+        "likes",  # "我喜欢喝咖啡", "我不喝咖啡了": drinking or eating counts only when it stopped
+        re.compile(
+            rf"{_ZH_HOLDER}{_ZH_ADV}(?:(?:很|最|也|真的)?(?:喜欢|爱)(?:喝|吃)?|(?:不再|不)(?:喝|吃))"
+            rf"{_CJK_VAL}{_CJK_END}"
+        ),
+    ),
+    (
+        "likes",  # "ich mag Kaffee", "ich mag keinen Kaffee mehr", "ich trinke keinen Kaffee mehr"
+        re.compile(
+            rf"\b(?P<holder>ich|wir)\s+(?:(?:mag|mögen|liebe|lieben)\s+(?:jetzt\s+)?"
+            rf"(?:kein(?:en|e|es)?\s+)?|(?:trinke|trinken|esse|essen)\s+kein(?:en|e|es)?\s+)"
+            rf"{_VAL}{_END}"
+        ),
+    ),
+    (
+        "likes",  # "j'aime le café", "je n'aime plus le café"
+        re.compile(
+            rf"\b(?P<holder>j'|je\s|nous\s)(?:n')?(?:aime|adore|aimons|adorons)\s+"
+            rf"(?:plus\s+|pas\s+|maintenant\s+)?(?:le\s+|la\s+|les\s+|l')?{_VAL}{_END}"
+        ),
+    ),
+    (
+        "likes",  # "me gusta el café", "ya no me gusta el café"
+        re.compile(
+            rf"(?:^|\s)(?:a mí\s+)?(?:ya no\s+|no\s+)?me\s+(?:gusta|gustan|encanta|encantan)\s+"
+            rf"(?:el\s+|la\s+|los\s+|las\s+)?{_VAL}{_END}"
+        ),
+    ),
 ]
 
 # Per phrasing above, in order: substrings one of which it cannot match without. Checked
 # first (a substring test costs ~50 ns, a pattern ~2 us), so most texts run no pattern.
 _NEEDS: list[tuple[str, ...]] = [
+    ("moved", "moving", "relocated"),
+    ("job", "position", "role"),
+    ("quit", "left"),
     ("liv", "mov", "relocat", "based"),
     ("moved to",),
     ("work", "job"),
@@ -303,6 +370,11 @@ _NEEDS: list[tuple[str, ...]] = [
     ("vivo", "vivimos", "viviendo", "mud"),
     ("trabajo",),
     ("llama",),
+    ("like", "love", "enjoy"),
+    ("喜欢", "爱", "喝", "吃"),
+    ("mag", "mögen", "liebe", "trink", "esse"),
+    ("aime", "adore"),
+    ("gusta", "encanta"),
 ]
 _RULES = [
     (attribute, needs, pattern)
@@ -314,8 +386,17 @@ _SELF |= {"j'", "je", "nous", "mon", "ma", "notre", "yo", "nosotros", "mi", "nue
 _NOT_HOLDERS = {"he", "she", "they", "it", "you", "this", "that", "there", "who", "which"}
 _ARTICLES = re.compile(r"^(?:the|a|an|der|die|das|le|la|les|l'|el|los|las)\s+")
 _NEGATION = re.compile(
-    r"\b(?:don't|do not|doesn't|does not|no longer|not|never|nicht|plus|ya no)\b|不再|不|没"
+    r"\b(?:don't|do not|doesn't|does not|no longer|not|never|nicht|kein\w*|plus|pas|no)\b|"
+    r"\bn'|不再|不|没"
 )
+# What marks a claim as history, not the present: "I used to live in Paris", "my dog was
+# called Rex", "以前", "früher". Such a claim never outranks a present one of another value.
+_PAST = re.compile(
+    r"\b(?:used to|was called|was named|formerly|previously|back then|früher|damals|"
+    r"autrefois|avant|antes)\b|以前|曾经|过去"
+)
+# Values that name nothing: "I love it", "I like that".
+_NOT_VALUES = {"it", "that", "this", "them", "you", "him", "her", "to", "so", "much", "all"}
 
 
 def _holder(raw: str | None, speaker: str | None) -> str | None:
@@ -351,9 +432,16 @@ def claim(text: str) -> Claim | None:
         if holder is None:
             continue
         value = _ARTICLES.sub("", groups["value"].strip(" '-."))
-        if not value:
+        if not value or value in _NOT_VALUES or value.split()[0] in _NOT_VALUES:
             continue
-        if _NEGATION.search(folded[found.start() : found.start("value")]):
+        negated = bool(groups.get("neg")) or bool(
+            _NEGATION.search(folded[found.start() : found.start("value")])
+        )
+        past = _PAST.search(folded) is not None
+        if attribute == "likes":  # one liking per thing, on or off: "I love tea" is not
+            # replaced by "I love hiking", only by "I don't like tea anymore"
+            return Claim(holder, f"likes:{value}", "no" if negated else "yes", past=past)
+        if negated:
             value = f"not {value}"  # "I don't live in Paris anymore" changes where I live
         attr = attribute
         if groups.get("thing"):
@@ -362,8 +450,8 @@ def claim(text: str) -> Claim | None:
         if attribute == "pet_name":
             if animal:
                 attr = f"pet_name:{_ANIMALS.get(animal, animal)}"
-            return Claim(holder, attr, value, wildcard=animal is None)
-        return Claim(holder, attr, value)
+            return Claim(holder, attr, value, wildcard=animal is None, past=past)
+        return Claim(holder, attr, value, past=past)
     return None
 
 
@@ -388,11 +476,14 @@ def superseded(
         histories.setdefault((authors[row], c.holder, attr), []).append(row)
     out: dict[int, int] = {}
     for rows in histories.values():
-        newest = rows[-1]
+        # The newest present claim is current: "I used to live in Paris", said after "I live
+        # in Berlin", is history and never replaces it.
+        present = [r for r in rows if not claims[r].past]  # type: ignore[union-attr]
+        newest = present[-1] if present else rows[-1]
         current = claims[newest]
         assert current is not None
-        for row in rows[:-1]:
+        for row in rows:
             c = claims[row]
-            if c is not None and c.value != current.value:
+            if row != newest and c is not None and c.value != current.value:
                 out[row] = newest
     return out
