@@ -66,10 +66,17 @@ _NINO = re.compile(
 _CPF = re.compile(r"(?<![\d.])\d{3}\.\d{3}\.\d{3}-\d{2}(?!\d)")
 _DNI_NIE = re.compile(r"(?<![\w-])(?:\d{8}|[XYZ]-?\d{7})-?[A-Z](?![\w-])")
 _CARD = re.compile(r"(?<![\w.-])\d(?:[ -]?\d){12,18}(?![\w-]|\.\d)")
+# Grouped by dots ("4111.1111.1111.1111", Amex "3782.822463.10005"): only in card-shaped
+# groups, since a dotted run of digits is otherwise a decimal, a version or an address.
+_DOTTED_CARD = re.compile(
+    r"(?<![\w.-])(?:\d{4}(?:\.\d{4}){2,3}(?:\.\d{1,3})?|\d{4}\.\d{6}\.\d{4,5})(?![\w-]|\.\d)"
+)
 # Upper or lower case, grouped by spaces, dashes or dots: iban.is_valid decides.
 _IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[\s.-]?[A-Za-z0-9]){10,32}")
 _CARD_CUE = re.compile(
-    rf"(?:card|visa|mastercard|amex|discover|credit|debit|{cues.CARD_CUES})[^.]{{0,25}}$", re.I
+    rf"(?:card|visa|mastercard|amex|discover|credit|debit|maestro|jcb|diners|\bCB\b"
+    rf"|{cues.CARD_CUES})(?:[^.]|(?<=\bno)\.|(?<=\bnr)\.){{0,25}}$",
+    re.I,
 )
 _IBAN_CUED = re.compile(
     r"(?i:\b(?:iban|rib|kontonummer|konto|cuenta|compte|conto|conta|账户|账号))\W{0,6}"
@@ -205,12 +212,12 @@ def find_financial(text: str) -> Iterator[Finding]:
         value = m.group("id").rstrip(" -")
         if len(_digits(value)) >= 6:
             yield Finding("financial_account", m.start("id"), m.start("id") + len(value))
-    for m in _CARD.finditer(text):
+    for m in (*_CARD.finditer(text), *_DOTTED_CARD.finditer(text)):
         before = text[max(0, m.start() - 40) : m.start()]
         carded = _CARD_CUE.search(before) is not None
         if _ORDER_CUE.search(before) and not carded:
             continue  # "order 4111...": an order, tracking or invoice number
-        end = _card_end(m.group(), carded)
+        end = _card_end(m.group().replace(".", " "), carded)
         if end:
             yield Finding("financial_account", m.start(), m.start() + end)
     for m in _ACCOUNT_CUED.finditer(text):

@@ -173,6 +173,15 @@ _STARTS_WITH_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?!\d)|(?:19|20)\d{2}-")
 
 
 _DECIMAL = re.compile(r"\d+\.\d+")
+# Arithmetic round the number: "2^32 = 4294967296", "2**20 is 1048576", "1024*1024",
+# "4294967296 = 2^32", "等于 4294967296". A result or an operand, never a phone number.
+_MATH_BEFORE = re.compile(
+    r"(?:\d\s*(?:\^|\*\*?|\u00d7|\u00f7|·|/|\+)\s*\(?\d+\)?\s*"
+    r"(?:=|==|≈|is|equals|makes|gives|ist|ergibt|gleich|est|fait|font|es|son|da|等于|是|得)?\s*"
+    r"|(?:\^|\*\*?|\u00d7|\u00f7|=|≈)\s*)$",
+    re.I,
+)
+_MATH_AFTER = re.compile(r"\s*(?:\^|\*|\u00d7|\u00f7|=|≈|\+\s*\d)")
 # "2 147 483 647": a large number with thin-space thousands, as French and others write it
 _THOUSANDS = re.compile(r"\d{1,3}(?: \d{3}){3,}|\d(?: \d{3}){2,}")
 # Numbers a business publishes (toll-free, shared-cost, premium, "universal access"):
@@ -199,6 +208,8 @@ def find_phones(text: str) -> Iterator[Finding]:
             continue
         before = text[max(0, run.start() - 30) : run.start()]
         cue = _PHONE_CUE.search(before) is not None
+        if not cue and (_MATH_BEFORE.search(before) or _MATH_AFTER.match(text, run.end())):
+            continue
         if _STARTS_WITH_DATE.match(candidate) and not cue:
             continue
         if "/" in candidate and not cue:  # "030/12345678" after "Telefon"; else a date or ratio

@@ -112,9 +112,16 @@ _URL_PASSWORD = re.compile(
     r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,30}://[^\s:/@]*:[^\s/@]+@[^\s/]+", re.I
 )
 
+# "password" as people type it: "pasword", "passwrd", "passwrod", "passwd", "p@ssword",
+# "pa$$word", and the German, Spanish and French words without their accents or with a typo.
+_PASSWORD = (
+    r"p[a@4][s$5]{1,2}(?:w(?:[o0]r|r[o0]|[o0]|r)?d|wrd)|pass?w[o0]rt|ken{1,2}w[o0]rt"
+    r"|contrase(?:ñ|n|ni)a|mots?[\s-]de[\s-]pass?e?"
+)
 # Nouns whose value follows a copula: "my password is ...", "PIN: 4821".
 _WORD_NOUN = (
-    r"pass(?:word|wd|phrase|code)|pass\s+code|pwd|pw|contrase[ñn]a|kennwort|passwort|mot\s+de\s+passe"
+    rf"{_PASSWORD}|pass(?:phrase|code)|pass\s+code|pwd|pw"
+    r"|(?:wi-?fi|wlan|wpa2?|network|router|encryption|product|activation)[\s_-]?key"
     r"|(?:api|app|access|secret|private|auth|client|master|license|licence)[\s_-]?key"
     r"|secret(?:[\s_-]?(?:access[\s_-]?)?key)?|client[\s_-]?secret|api[\s_-]?secret"
     r"|(?:access|auth|api|bot|bearer|refresh|session|personal\s+access|app)[\s_-]?token"
@@ -146,12 +153,7 @@ _NOUN_VALUE = re.compile(
 )
 # No verb at all ("..., password bluebird2021", "PIN 4821"): the value must look generated.
 _NOUN_THEN_VALUE = re.compile(
-    r"(?<![A-Za-z])(?P<noun>password|passwd|pwd|pw|passcode|pin|pin\s+code)\s+(?P<v>[^\s]+)",
-    re.I,
-)
-_SEED_PHRASE = re.compile(
-    r"\b(?:seed|recovery|mnemonic|backup|secret)\s+(?:phrase|words)(?:\s+\w+){0,3}?"
-    rf"{COPULA}(?P<v>[a-z]+(?:\s+[a-z]+){{11,23}})",
+    rf"(?<![A-Za-z])(?P<noun>{_PASSWORD}|pwd|pw|passcode|pin|pin\s+code)\s+(?P<v>[^\s]+)",
     re.I,
 )
 _CHANGED_TO = re.compile(
@@ -162,7 +164,7 @@ _CHANGED_TO = re.compile(
 _PIN_NOUNS = re.compile(rf"(?:{_PIN_NOUN})$", re.I)
 # Nouns with everyday senses ("the secret to good bread", "a token of thanks"): their value
 # must look machine-made.
-_LOOSE_NOUNS = re.compile(r"(?:secret|token|creds|credentials|combo|pass)$", re.I)
+_LOOSE_NOUNS = re.compile(r"(?:secret|token|creds|credentials|combo|pass|key)$", re.I)
 _LOGIN_PAIR = re.compile(
     r"\blog(?:ged|ging)?[\s-]?(?:in|on)\s+(?:with|as|using)\s+(?P<user>[^\s,]+)\s*"
     r"(?:and|with|/|,)\s*(?:(?:the\s+)?password\s+)?(?P<v>[^\s]+)",
@@ -174,10 +176,22 @@ _USER_SLASH_PASS = re.compile(
     rf"(?:{COPULA}|\s+)(?P<user>[^\s/]{{2,}})\s*/\s*(?P<v>[^\s/]{{3,}})",
     re.I,
 )
+# A user and a password named one after the other: "user: bob / pass: hunter22", "acct bob
+# pass hunter22", "login admin pw admin123", "Benutzer mueller Kennwort Herbst23", "用户名 li
+# 密码 abc123". The value after the password word is the secret.
+_USER_WORD = (
+    r"user(?:name|id)?|login|acct|account|benutzer(?:name)?|nutzer|utilisateur|identifiant"
+    r"|usuario|cuenta|用户名?|账号|帐号"
+)
+_USER_PASS = re.compile(
+    rf"(?<![A-Za-z])(?i:{_USER_WORD})\s*[:=]?\s*(?P<user>[^\s/,;|]{{2,}})\s*[/,;|]?\s*"
+    rf"(?:and\s+|und\s+|et\s+|y\s+)?(?P<noun>(?i:{_PASSWORD}|pass|pwd|pw|passwd|mdp|clave|密码))"
+    r"(?![A-Za-z])\s*(?:[:=]|is|ist|es|est)?\s*(?P<v>[^\s/,;|]{3,})",
+)
 # A password word, then within a few words something that cannot be prose: "my email
 # password is the same: Hunter#2024".
 _PASSWORD_NEAR = re.compile(
-    r"(?<![A-Za-z])(?:pass(?:word|wd|phrase|code)|pwd|pw)\b[^.!?\n]{0,40}?"
+    rf"(?<![A-Za-z])(?:{_PASSWORD}|pass(?:phrase|code)|pwd|pw)\b[^.!?\n]{{0,40}}?"
     r"(?<![\w@/.:-])(?P<v>[^\s/@]{6,64})(?=[\s,.;!?)]*(?:\s|$))",
     re.I,
 )
@@ -288,14 +302,14 @@ def _token_spans(text: str, values: Iterable[str]) -> set[tuple[int, int]]:
 # is one run of 16+ characters without spaces; every conversational form names a secret.
 _LONG_RUN = re.compile(r"[^\s]{16,}")
 _SECRET_HINT = re.compile(
-    r"\b(?:pass(?:word|wd|phrase|code)?s?|pwd|pw|pin|code|combo|combination|\w*keys?|secrets?|"
+    rf"(?:{_PASSWORD})|\b(?:pass(?:phrase|code)?s?|pwd|pw|pin|code|combo|combination|\w*keys?|secrets?|"
     r"\w*tokens?|creds?|credentials|login|log(?:ged|ging)?[\s-]?[io]n|account|seed|recovery|"
     r"mnemonic|backup|contrase[ñn]as?|kennwort|passwort|bearer|auth\w*|api\w*)\b",
     re.I,
 )
 # Stems of the cue words in other languages (and Chinese characters for secrets).
 _INTL_HINT = re.compile(
-    r"\b(?:pass|kennw|mots?\s+de\s+passe|mdp|contras|clave|c[oó]digo|\w*code|pin|nip|senha|"
+    r"\b(?:pass|kenn?w|mots?\s+de\s+pass|mdp|contras|clave|c[oó]digo|\w*code|pin|nip|senha|"
     r"chiave|chave|cl[eé]|schl[üu]ssel|zugang|geheim|sicherheit|digicode|identifiants|llave|"
     r"parola|t[üu]rcode|passwort|m?tan\b|best[äa]tigungscode)"
     r"|密|口令|钥|鑰|助记|助記|验证|驗證|动态码|校验码|令牌|パスワード|暗証|비밀|암호",
@@ -306,13 +320,14 @@ _INTL_HINT = re.compile(
 # Substrings at least one of which every conversational form holds: a C-speed test on the
 # lower-cased text before any regex runs (most chat turns hold none).
 _EN_STEMS = (
-    "pass", "pw", "pin", "code", "combo", "combination", "key", "secret", "token", "cred",
+    "pass", "pasw", "p@s", "pa$", "p4s", "pw", "pin", "code", "combo", "combination", "key",
+    "secret", "token", "cred", "kenw", "mot de pas",
     "login", "log in", "log-in", "logged", "logon", "account", "seed", "recovery", "mnemonic",
     "backup", "contras", "kennwort", "passwort", "bearer", "auth", "api",
 )  # fmt: skip
 _INTL_STEMS = (
-    "pass", "kennw", "mdp", "contras", "clave", "digo", "code", "pin", "nip", "senha", "chiave",
-    "chave", "cl\u00e9", "cle", "schl", "zugang", "geheim", "sicherheit", "identifiants",
+    "pass", "kennw", "kenw", "mdp", "contras", "clave", "digo", "code", "pin", "nip", "senha",
+    "chiave", "chave", "cl\u00e9", "cle", "schl", "zugang", "geheim", "sicherheit", "identifiants",
     "llave", "parola", "tan", "best", "密", "口令", "钥", "鑰", "助记", "助記", "验证", "驗證",
     "动态码", "校验码", "令牌", "パスワード", "暗証", "비밀", "암호",
 )  # fmt: skip
@@ -380,19 +395,26 @@ def _conversational(text: str) -> Iterator[Finding]:
         start, end = m.start("v"), trim_value(text, m.start("v"), m.end("v"))
         value = text[start:end]
         pin = _PIN_NOUNS.match(m.group("noun"))
-        shaped = (value.isdigit() and len(value) >= 4) if pin else _generated_looking(value)
+        # "PIN 4821", "passcode 7391", "pwd 80512": four digits or more are a secret after
+        # any of these nouns; other values must look generated.
+        digits = value.isdigit() and len(value) >= 4
+        shaped = digits if pin else digits or _generated_looking(value)
         if shaped and _plausible(value, m.group("noun")):
             yield Finding(CATEGORY, start, end)
     for m in _USER_SLASH_PASS.finditer(text):
         start, end = m.start("v"), trim_value(text, m.start("v"), m.end("v"))
         if _plausible(text[start:end], "password"):
             yield Finding(CATEGORY, start, end)
+    for m in _USER_PASS.finditer(text):
+        start, end = m.start("v"), trim_value(text, m.start("v"), m.end("v"))
+        value = text[start:end]
+        if _plausible(value, "password") and (len(value) >= 4 or value.isdigit()):
+            yield Finding(CATEGORY, start, end)
     for m in _PASSWORD_NEAR.finditer(text):
         start, end = m.start("v"), trim_value(text, m.start("v"), m.end("v"))
         if _strongly_generated(text[start:end]):
             yield Finding(CATEGORY, start, end)
-    for m in _SEED_PHRASE.finditer(text):
-        yield Finding(CATEGORY, m.start("v"), m.end("v"))
+    # recovery phrases: seeds.find (named, or checksummed)
     for m in _LOGIN_PAIR.finditer(text):
         start, end = m.span("v")
         if _plausible(text[start:end], "password"):
@@ -403,6 +425,25 @@ def _conversational(text: str) -> Iterator[Finding]:
         if _plausible(first, "password") and len(value.split()) == 1:
             for start, end in _spans_of(text, first):
                 yield Finding(CATEGORY, start, trim_value(text, start, end))
+
+
+# A PIN said digit by digit: "PIN: 4 8 1 9", "pin number 8-1-4-2", "code de l'alarme est
+# 4 7 7 1", "支付密码 1 3 5 7". The noun is any PIN or password word in the cue languages.
+_SPACED_DIGITS_HINT = re.compile(r"\d[ .-]\d[ .-]\d[ .-]\d")
+_SPACED_PIN = re.compile(
+    rf"(?<![A-Za-z])(?:{_PIN_NOUN}|{_PASSWORD}|pass(?:code|phrase)|pwd|pw|{cues.PIN_NOUNS_EU}"
+    rf"|{cues.SECRET_NOUNS_EU}|{cues.PIN_NOUNS_ZH}|{cues.SECRET_NOUNS_ZH})(?![A-Za-z])"
+    r"[^\d\n.!?]{0,16}?(?<!\d)(?P<v>\d(?:[ .-]\d){3,7})(?![\d]|[ .-]\d)",
+    re.I,
+)
+
+
+def find_spaced_pins(text: str) -> Iterator[Finding]:
+    """PINs and short codes written with a space, dot or dash between every digit."""
+    if not _SPACED_DIGITS_HINT.search(text):
+        return
+    for m in _SPACED_PIN.finditer(text):
+        yield Finding(CATEGORY, m.start("v"), m.end("v"))
 
 
 def _keyword_near_entropy(text: str) -> Iterator[Finding]:

@@ -14,12 +14,12 @@ SECRET_NOUNS_ZH = (
 PIN_NOUNS_ZH = r"(?:PIN|pin)\s*码|验证码|驗證碼|动态码|校验码|门禁密码|门锁密码"
 SECRET_NOUNS_EU = (
     # German
-    r"(?:WLAN-|Wlan-|E-Mail-|Email-|Konto-|Online-Banking-|Router-)?(?:Passwort|Kennwort)"
+    r"(?:WLAN-|Wlan-|E-Mail-|Email-|Konto-|Online-Banking-|Router-)?(?:Pass?wort|Ken{1,2}wort)"
     r"|Zugangsdaten|Zugangscode|Geheimcode|Sicherheitscode|API-Schlüssel|API-Key"
     r"|(?:WLAN|WiFi|WPA|Netzwerk)-?Schlüssel|Best[äa]tigungscode|m?TAN"
     r"|privater\s+Schlüssel|geheimer\s+Schlüssel"
     # French
-    r"|mots?\s+de\s+passe|mdp|code\s+secret|code\s+confidentiel|code\s+d['\u2019]acc[eè]s"
+    r"|mots?[\s-]de[\s-]pass?e?|mdp|code\s+secret|code\s+confidentiel|code\s+d['\u2019]acc[eè]s"
     r"|cl[ée]\s+(?:API|secr[eè]te|priv[ée]e|wifi|wi-fi|du\s+wifi)|code\s+(?:du\s+)?wi-?fi"
     r"|identifiants"
     # Spanish
@@ -45,7 +45,10 @@ COPULA_EU = (
     r"|é|è|is)\b|[:=])\s*(?:(?:jetzt|nun|immer\s+noch|maintenant|toujours|ahora|ya|todavía"
     r"|agora|ora)\s+)?(?::\s*)?)"
 )
-COPULA_ZH = r"\s*(?:是|为|為|就是|改成了?|改为|设置为|设为|换成了?|:)?\s*"
+# Mixed-language chat borrows the copula too: "密码 is abc12345", "密码 ist ...".
+COPULA_ZH = (
+    r"\s*(?:是|为|為|就是|改成了?|改为|设置为|设为|换成了?|:|(?i:is|ist|est|es|=)(?=\s))?\s*"
+)
 
 # Words a value slot holds in ordinary talk: "Mein Passwort ist zu kurz", "mot de passe
 # oublié", "la contraseña es muy larga". Lower case; never a secret on their own.
@@ -94,8 +97,10 @@ PHONE_CUES = (
 GOV_ID_CUES = (
     r"身份证(?:号码?|號碼?)?|身份證(?:號碼?)?|居民身份证|护照(?:号码?)?|護照(?:號碼?)?|社保(?:卡)?号|"
     r"Sozialversicherungsnummer|Rentenversicherungsnummer|Reisepass(?:nummer)?|"
-    r"Ausweis(?:nummer)?|Steuernummer|Steueridentifikationsnummer|Steuer-?(?:ID|IdNr)|"
+    r"Ausweis(?:nummer)?|Steuer-?(?:Identifikations-?)?(?:nummer|ID|IdNr|Nr\.?)|"
     r"num[ée]ro\s+de\s+s[ée]curit[ée]\s+sociale|s[ée]cu|NIR|num[ée]ro\s+fiscal|"
+    # "n° SS", "n° de sécu", "numéro INSEE", "carte Vitale"
+    r"(?:n[°º]|num[ée]ro)\s*(?:de\s+)?(?:SS|INSEE)\b|carte\s+vitale|"
     r"num[ée]ro\s+de\s+passeport|passeport|carte\s+d['\u2019]identit[ée]|"
     r"pasaporte|n[úu]mero\s+de\s+(?:la\s+)?seguridad\s+social|c[ée]dula|documento\s+de\s+identidad|"
     r"carteira\s+de\s+identidade|codice\s+fiscale|carta\s+d['\u2019]identit[àa]|"
@@ -117,7 +122,8 @@ CARD_CUES = (
 ACCOUNT_CUES = (
     r"num[ée]ro\s+de\s+compte|n[°º]\s*de\s+compte|(?:mon|ton|son|notre|votre)\s+compte"
     r"|compte\s+(?:bancaire|courant|ch[èe]que|joint|[ée]pargne)|cl[ée]\s+RIB|RIB"
-    r"|Kontonummer|Konto-?Nr\.?|Kontonr\.?|Bankkonto|(?:mein|dein|sein|ihr|unser)\s+Konto"
+    r"|Kontonummer|Konto-?Nr\.?|Kontonr\.?|Kto\.?-?\s?(?:Nr\.?)?|Bankkonto|Konto\b"
+    r"|BLZ|Bankleitzahl"
     r"|n[úu]mero\s+de\s+(?:la\s+)?cuenta|(?:mi|tu|su|nuestra)\s+cuenta"
     r"|cuenta\s+(?:bancaria|corriente|de\s+ahorros?)|CLABE(?:\s+interbancaria)?|CBU|CVU"
     r"|n[úu]mero\s+da\s+conta|conta\s+corrente|numero\s+di\s+conto|conto\s+corrente"
