@@ -49,7 +49,9 @@ _FIN_CUE = (
 )
 _NUMBER_WORDS = r"(?:\s*(?:number|no\.?|#|num|nr\.?))?"
 _GOV_CUED = re.compile(
-    rf"(?<![\w-])(?i:{_GOV_CUE}){_NUMBER_WORDS}(?:{COPULA}|\s+)(?:is\s+)?(?:no\.?\s+)?{_ID_TOKEN}"
+    rf"(?<![\w-])(?i:{_GOV_CUE}){_NUMBER_WORDS}(?:{COPULA}|\s+)(?:is\s+)?(?:no\.?\s+)?"
+    # "mi DNI es el ...", "c'est le ...", "ist die ..."
+    rf"(?i:(?:the|el|la|le|der|die)\s+)?{_ID_TOKEN}"
     r"(?![\w-])"
 )
 _FIN_CUED = re.compile(

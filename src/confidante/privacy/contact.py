@@ -176,7 +176,8 @@ _DECIMAL = re.compile(r"\d+\.\d+")
 # Arithmetic round the number: "2^32 = 4294967296", "2**20 is 1048576", "1024*1024",
 # "4294967296 = 2^32", "等于 4294967296". A result or an operand, never a phone number.
 _MATH_BEFORE = re.compile(
-    r"(?:\d\s*(?:\^|\*\*?|\u00d7|\u00f7|·|/|\+)\s*\(?\d+\)?\s*"
+    r"(?:\d\s*(?:\^|\*\*?|\u00d7|\u00f7|·|/|\+|hoch|to\s+the(?:\s+power\s+of)?|puissance"
+    r"|elevado\s+a(?:\s+la)?|的)\s*\(?\d+\)?\s*(?:次方|次幂|th|nd|rd|st)?\s*"
     r"(?:=|==|≈|is|equals|makes|gives|ist|ergibt|gleich|est|fait|font|es|son|da|等于|是|得)?\s*"
     r"|(?:\^|\*\*?|\u00d7|\u00f7|=|≈)\s*)$",
     re.I,

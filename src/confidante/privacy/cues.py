@@ -86,7 +86,7 @@ PHONE_CUES = (
     r"|handy(?:nummer)?|telefon(?:nummer)?|festnetz|mobil(?:nummer|funk)?|rufnummer"
     r"|ruf\s+(?:mich\s+)?an|erreichbar\s+unter|unter\s+der\s+nummer"
     r"|(?:meine|deine|seine|ihre|unsere|eure)\s+(?:\w+)?nummer"
-    r"|t[ée]l[ée]phone|t[ée]l\.?|portable|\bfixe\b|\bgsm\b|\bfijo\b|(?:mon|ton|son|notre|votre)\s+num[ée]ro|appelle[sz]?(?:-moi)?(?:\s+au)?|joignable\s+au"
+    r"|t[ée]l[ée]phone|t[ée]l\.?|portable|\bfixe\b|\bgsm\b|\bfijo\b|(?:mon|ton|son|notre|votre)\s+num[ée]ro|(?:m['\u2019])?appel(?:le[sz]?|er|ez)(?:-moi)?(?:\s+au)?|joindre\s+au|contacter\s+au|joignable\s+au"
     r"|tel[ée]fono|m[óo]vil|celular|llámame(?:\s+al)?|llamame(?:\s+al)?|whats"
     r"|(?:mi|tu|su|meu|seu|il\s+mio)\s+n[úu]mero"
     r"|telefone|telemóvel|ligue(?:-me)?|cellulare|telefono|chiamami"

@@ -303,7 +303,7 @@ _ZH_NOT_GIVEN = frozenset(
 )
 _ZH_PERSON = re.compile(
     rf"{_ZH_BEFORE}(?P<n>(?:{_ZH_DOUBLE_SURNAMES}|[{_ZH_SURNAMES}])[\u4e00-\u9fff]{{1,2}}?)"
-    rf"(?=(?:{_ZH_AFTER}))"
+    rf"(?=\s?(?:{_ZH_AFTER}))"
 )
 _ZH_NOT_NAMES = frozenset(
     """马上 周末 周围 周一 周二 周三 周四 周五 周六 周日 高兴 高中 高铁 高速 高级 高手
