@@ -33,7 +33,7 @@ _GOV_CUE = (
     r"national\s+id(?:entity)?(?:\s+(?:card|number))*|id(?:entity)?\s+card(?:\s+number)?|"
     r"id\s+number|nhs(?:\s+(?:number|no\.?))?|passport(?:\s+(?:number|no\.?|#|num))?|"
     r"driver'?s?\s+licen[cs]e(?:\s+(?:number|no\.?|#))?|"
-    r"driving\s+licen[cs]e(?:\s+(?:number|no\.?))?|licen[cs]e\s+(?:number|no\.?)|"
+    r"driving\s+licen[cs]e(?:\s+(?:number|no\.?))?|licen[cs]e\s+(?:number|no\.?)|licen[cs]e(?=\s*#)|"
     r"dl\s*(?:number|no\.?|#)?|aadhaa?r(?:\s+(?:number|no\.?))?|pan(?:\s+card)?\s+number|"
     r"pan\s+card|cpf|rg|dni|nie|nif|nric|personalausweis(?:nummer)?|ausweisnummer|"
     r"steuer-?id|bsn|pesel|personnummer|henkilötunnus|codice\s+fiscale|medicare(?:\s+number)?|"

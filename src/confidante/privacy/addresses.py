@@ -274,7 +274,8 @@ _PERSONAL_RESIDENCE = re.compile(
     r"|\b(?:ich|wir|mein\w*|unser\w*)\b[^.!?\n]{0,40}(?:wohn|leb|adresse|schick)"
     r"|\b(?:j['\u2019]|je|nous|on|mon|ma|notre)\b[^.!?\n]{0,40}(?:habit|adresse|envo|livr)"
     r"|\b(?:vivo|vivimos|mi|nuestra|me\s+mud|nos\s+mud|env[ií]a(?:me|lo))\b"
-    r"|我家|我住|我们住|我的地址|寄到|寄给我)"
+    r"|\b(?:home\s+|postal\s+|mailing\s+)?address\s*:|\bAdresse\s*:|\bdirecci[óo]n\s*:"
+    r"|我家|我住|我们住|我的地址|地址|寄到|寄给我)"
 )
 
 

@@ -145,6 +145,8 @@ _OTHER_NUMBER = re.compile(
     r"nhs|sin|tax|itin|aadhaa?r|bsb|#|no\.|population|total|sku|part|model|invoice|"
     r"bestell\w*|auftrag\w*|rechnung\w*|kunden\w*|sendung\w*|commande|facture|colis|"
     r"pedido|factura|env[íi]o|订单号?|单号|快递|编号|发票|人口|einwohner|habitantes?|学号|工号|"
+    r"paquete|paquet|\bpaket\w*|lieferung|livraison|entrega|reserva|r[ée]servation|buchung|"
+    r"billet|boleto|vorgang|包裹|"
     r"会员号|房间号|车牌号|航班号|座位号|批次号|账号|卡号|APO\s+A[EPA]|FPO\s+A[EPA]|DPO\s+A[EPA]|"
     # part, article and reference numbers; parcel services and their guide numbers
     r"\blott?o|lotter|ganador|gagnant|tirage|sorteo|quiniela|bingo|euromillion|powerball|"

@@ -43,7 +43,7 @@ from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
 from detect_secrets.plugins.twilio import TwilioKeyDetector
 
 from . import cues
-from ._text import COPULA, NOT_A_VALUE, token_end, trim_value
+from ._text import COPULA, NOT_A_VALUE, prose_shaped, token_end, trim_value
 from .findings import Finding
 
 CATEGORY = "credential"
@@ -230,7 +230,7 @@ def _plausible(value: str, noun: str) -> bool:
     if _PIN_NOUNS.match(noun):
         return sum(ch.isdigit() for ch in value) >= 3
     word = value.lower().strip(".,!?")
-    if word in NOT_A_VALUE or word in cues.NOT_A_SECRET_EU:
+    if word in NOT_A_VALUE or word in cues.NOT_A_SECRET_EU or prose_shaped(value):
         return False
     if _LOOSE_NOUNS.search(noun):
         return _generated_looking(value)
@@ -538,7 +538,7 @@ def _eu_plausible(value: str, noun: str) -> bool:
         digits = sum(ch.isdigit() for ch in value)
         return len(value) <= 12 and (digits >= 4 or (digits >= 3 and value.isalnum()))
     word = value.lower().strip(".,!?")
-    if word in cues.NOT_A_SECRET_EU or word in NOT_A_VALUE:
+    if word in cues.NOT_A_SECRET_EU or word in NOT_A_VALUE or prose_shaped(value):
         return False
     if _EU_LOOSE.fullmatch(noun.strip()):  # "la clave es practicar": the key is practice
         return _generated_looking(value)
