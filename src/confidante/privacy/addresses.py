@@ -148,7 +148,8 @@ _EU_POSTAL = re.compile(
     r"[ \t]+[A-ZÀ-Þ][\w'\u2019-]+"
 )
 _EU_PART = re.compile(
-    r"(?:^|[\n;:]|\b(?:an|in|at|to|en|au|à|a|na|no|is|jetzt|nun|wohne|wohnen|wohnt|lebe|leben"
+    r"(?:^|[\n;:]|\b(?:an|in|at|to|en|au|à|a|na|no|is|ist|lautet|est|es|jetzt|nun|wohne|wohnen"
+    r"|wohnt|lebe|leben"
     r"|habite|habitons|vivo|vive|vivimos|live|lives|moved|bei|chez|c/o)\b)\s*"
     r"(?P<part>[A-ZÀ-Þ][\w.'\u2019-]*(?:\s+[\w.'\u2019-]+){0,4}\s+\d{1,4}\s?[a-zA-Z]?)"
     r"\s*(?:,|\bin\b|\s-)\s*$"
@@ -182,6 +183,8 @@ _RESIDENCE_CUE = (
     r"|mi\s+direcci[óo]n\s+es|direcci[óo]n\s*:|domicilio\s*:?"
     r"|(?:wohne|wohnen|wohnt|lebe|leben|lebt)(?:\s+(?:jetzt|nun|seit\s+\w+|schon))?"
     r"(?:\s+(?:in\s+der|im|am|an\s+der|auf\s+der|in))?|(?:neue\s+)?Adresse\s*:"
+    r"|(?:meine|unsere|seine|ihre)\s+(?:neue\s+)?Adresse\s+(?:ist|lautet)"
+    r"|(?:mon|notre|son)\s+adresse\s+(?:est|c['\u2019]est)"
     r"|(?:j['\u2019]|on\s+|nous\s+)habit(?:e|ons)(?:\s+au)?|mon\s+adresse\s*:?|adresse\s*:"
     r"|moved\s+to|live[sd]?\s+(?:at|on)|my\s+address\s+is)"
 )

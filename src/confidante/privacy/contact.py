@@ -175,6 +175,7 @@ _STARTS_WITH_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?!\d)|(?:19|20)\d{2}-")
 
 
 _DECIMAL = re.compile(r"\d+\.\d+")
+_IPV4 = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")  # "192.168.1.100": an address on a network
 # Arithmetic round the number: "2^32 = 4294967296", "2**20 is 1048576", "1024*1024",
 # "4294967296 = 2^32", "等于 4294967296". A result or an operand, never a phone number.
 _MATH_BEFORE = re.compile(
@@ -205,7 +206,8 @@ def find_phones(text: str) -> Iterator[Finding]:
         digits = sum(ch.isdigit() for ch in candidate)
         if digits < 7 or digits > 15 or _DATE_LIKE.match(candidate.strip()):
             continue
-        if _DECIMAL.fullmatch(candidate):  # "3.14159265", "37.400068": never a phone number
+        # "3.14159265", "37.400068", "192.168.1.100": never a phone number
+        if _DECIMAL.fullmatch(candidate) or _IPV4.fullmatch(candidate):
             continue
         if _THOUSANDS.fullmatch(candidate) and not candidate.startswith("0"):
             continue
@@ -231,7 +233,7 @@ def find_phones(text: str) -> Iterator[Finding]:
             continue
         groups = re.findall(r"\d+", candidate)
         # "4 8 15 16 23 42": many short groups are a list of numbers, not one number.
-        if len(groups) > 5 and not candidate.startswith("+"):
+        if len(groups) > (8 if cue else 5) and not candidate.startswith("+"):
             continue
         if not cue and _small_numbers(groups):
             continue
