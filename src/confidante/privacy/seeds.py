@@ -67,11 +67,12 @@ def find(text: str) -> Iterator[Finding]:
     """Yield recovery-phrase spans in ``text``."""
     if len(text) < _MIN_WORDS * 2:
         return
-    for m in _NAMED_PHRASE.finditer(text):
-        yield from _named(text, m)
+    low = text.lower()
+    if any(stem in low for stem in _NAMED_STEMS):
+        for m in _NAMED_PHRASE.finditer(text):
+            yield from _named(text, m)
     if len(text) < _MIN_WORDS * 3:
         return
-    low = text.lower()
     known = _all_words()
     # The cheap test first: twelve list words in a row, ignoring what lies between them.
     flags = "".join("1" if w in known else "0" for w in _WORD.findall(low))
@@ -90,6 +91,9 @@ def find(text: str) -> Iterator[Finding]:
     yield from _judge(text, run)
 
 
+# Substrings each name of a phrase holds: the cheap test before _NAMED_PHRASE runs.
+_NAMED_STEMS = ("seed", "mnemonic", "recovery", "backup", "wiederherstellung", "phrase", "frase",
+                "mots de r", "palabras", "助记", "助記", "恢复")  # fmt: skip
 # Words no wallet list holds (BIP-39 words have 3 to 8 letters and no grammar words): their
 # presence means prose about a phrase ("my seed phrase is in the safe under my bed").
 _PROSE_WORDS = frozenset(

@@ -84,6 +84,20 @@ _WORD_TIME_HINT = re.compile(
     rf"|\b(?:{_WORD_HOUR})[\s-](?:{_MINUTE_WORDS})\b",
     re.I,
 )
+# Substrings every word time holds, tested on the lower-cased text before the regex runs
+# (most chat turns hold none).
+_WORD_TIME_STEMS = (
+    "clock", "noon", "midday", "midnight", "half", "quarter", "mittag", "midi", "minuit",
+    "mediod", "halb", "viertel", "uhr", "heure", "la ", "las ", "thirty", "fifteen", "forty",
+    "fifty", "twenty", "o five", "o-five", "o nine", "o eight", "o seven",
+)  # fmt: skip
+
+
+def _word_time_stem(text: str) -> bool:
+    low = text.lower()
+    return any(stem in low for stem in _WORD_TIME_STEMS)
+
+
 # Routines that are someone's even without "I": "school pickup is at 3pm".
 _ROUTINE = re.compile(
     r"\b(?:pick(?:ed|s)?\s*-?up|drop(?:ped|s)?\s*-?off|school\s+run|bedtime|alarm|commute|shift|therapy|"
@@ -194,7 +208,7 @@ _MACHINE = re.compile(
 
 def find(text: str) -> Iterator[Finding]:
     """Yield exact personal times (and personal dates) in ``text``."""
-    if not enough_digits(text, 1) and not _WORD_TIME_HINT.search(text):
+    if not enough_digits(text, 1) and not (_word_time_stem(text) and _WORD_TIME_HINT.search(text)):
         if "点" in text or "點" in text:
             yield from _zh_times(text)  # "下午三点": no digits at all
         return
