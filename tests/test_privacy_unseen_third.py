@@ -40,6 +40,11 @@ T3 = [
     ("the passcode is 3-3-0-7", "credential", "3-3-0-7"),
     ("门禁密码 2 4 6 8", "credential", "2 4 6 8"),
     ("passcode 90210 for the locker", "credential", "90210"),
+    ("Die Sperr-PIN ist die 8124", "credential", "8124"),
+    ("Freischaltcode 99310", "credential", "99310"),
+    ("keypad code 7719*", "credential", "7719"),
+    ("employer ID (EIN) 98-7654321", "gov_id", "7654321"),
+    ("Krankenversicherungsnummer: B987654321", "gov_id", "B987654321"),
     # 5. password words typed wrong or disguised; user/password pairs
     ("pasword = Gloria1999", "credential", "Gloria1999"),
     ("my passwrod: xk3pL0m", "credential", "xk3pL0m"),
@@ -93,6 +98,11 @@ ORDINARY = [
     "my license expired in 2019-2020",
     "auf mein Konto kamen 1.250.000 Euro",
     "account 5 of 12 is done",
+    "Das Passwort ist das gleiche wie vorher",
+    "Die PIN ist die gleiche wie bei der alten Karte",
+    "Der Gutscheincode lautet SOMMER24",
+    "the door code is on the fridge",
+    "the gateway answers on 192.168.178.1",
 ]
 
 

@@ -47,7 +47,8 @@ _FIN_CUE = (
     r"swift(?:\s+code)?|bic|iban|(?:(?:credit|debit|bank)\s+)?card(?:\s+(?:number|no\.?|#))?|"
     r"visa|mastercard|amex|discover|clabe|transit\s+number|institution\s+number"
 )
-_NUMBER_WORDS = r"(?:\s*(?:number|no\.?|#|num|nr\.?))?"
+# "Tax ID (EIN) 12-3456789": an abbreviation in brackets after the cue
+_NUMBER_WORDS = r"(?:\s*\([A-Za-z]{2,6}\))?(?:\s*(?:number|no\.?|#|num|nr\.?))?"
 _GOV_CUED = re.compile(
     rf"(?<![\w-])(?i:{_GOV_CUE}){_NUMBER_WORDS}(?:{COPULA}|\s+)(?:is\s+)?(?:no\.?\s+)?"
     # "mi DNI es el ...", "c'est le ...", "ist die ..."

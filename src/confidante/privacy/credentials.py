@@ -153,7 +153,7 @@ _NOUN_VALUE = re.compile(
 )
 # No verb at all ("..., password bluebird2021", "PIN 4821"): the value must look generated.
 _NOUN_THEN_VALUE = re.compile(
-    rf"(?<![A-Za-z])(?P<noun>{_PASSWORD}|pwd|pw|passcode|pin|pin\s+code)\s+(?P<v>[^\s]+)",
+    rf"(?<![A-Za-z])(?P<noun>{_PASSWORD}|pwd|pw|passcode|{_PIN_NOUN})\s+(?P<v>[^\s]+)",
     re.I,
 )
 _CHANGED_TO = re.compile(
@@ -398,7 +398,9 @@ def _conversational(text: str) -> Iterator[Finding]:
         # "PIN 4821", "passcode 7391", "pwd 80512": four digits or more are a secret after
         # any of these nouns; other values must look generated.
         digits = value.isdigit() and len(value) >= 4
-        shaped = digits if pin else digits or _generated_looking(value)
+        # "gate code 4455#": a keypad's own keys may end it
+        keyed = len(value) <= 12 and sum(ch.isdigit() for ch in value) >= 4 and value.isascii()
+        shaped = keyed if pin else digits or _generated_looking(value)
         if shaped and _plausible(value, m.group("noun")):
             yield Finding(CATEGORY, start, end)
     for m in _USER_SLASH_PASS.finditer(text):
@@ -473,6 +475,8 @@ _EU_SECRET = re.compile(
     r"|sur|para(?:\s+el|\s+la)?|al|en|do|da|di|della|per)"
     r"(?:\s+[\w'\u2019-]+){1,2}?)?"
     rf"(?:{cues.COPULA_EU}|\s+(?=\S*\d))"
+    # "Meine PIN ist die 4711", "le code c'est le 1793": an article before digits
+    r"(?:(?:die|der|das|le|la|el|the)\s+(?=\S*\d))?"
     rf"(?:{_QUOTED}|(?P<v>[^\s\"'\u201c\u2018`«][^\s»]*))",
     re.I,
 )

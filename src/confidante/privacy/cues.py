@@ -29,7 +29,10 @@ SECRET_NOUNS_EU = (
     r"|senha|palavra-passe|chave\s+privada|parola\s+d['\u2019]ordine|chiave\s+privata"
 )
 PIN_NOUNS_EU = (
-    r"PIN(?:-Code|-Nummer|code)?|Geheimzahl|Geheimnummer|Türcode|Torcode|Tür-Code"
+    r"PIN(?:-Code|-Nummer|code)?|Geheimzahl|Geheimnummer|Türcode|Torcode|Tür-Code|PUK"
+    # German compounds: "Entsperrcode", "Zugangs-PIN", "SIM-PIN", "Freischaltcode"
+    r"|(?:Entsperr|Sperr|Zugangs|Zugriffs|Freischalt|Türöffner|Handy|Geräte|Bildschirm|SIM"
+    r"|Schloss|Safe)-?(?:code|pin)"
     r"|code\s+(?:de\s+(?:la\s+|ma\s+|mon\s+)?)?(?:carte(?:\s+bleue)?|cb|s[ée]curit[ée]"
     r"|d[ée]verrouillage|alarme|cadenas)"
     r"|c[óo]digo\s+(?:de\s+(?:mi\s+|la\s+)?)?(?:tarjeta|seguridad|desbloqueo|alarma|candado)"
@@ -97,6 +100,8 @@ PHONE_CUES = (
 GOV_ID_CUES = (
     r"身份证(?:号码?|號碼?)?|身份證(?:號碼?)?|居民身份证|护照(?:号码?)?|護照(?:號碼?)?|社保(?:卡)?号|"
     r"Sozialversicherungsnummer|Rentenversicherungsnummer|Reisepass(?:nummer)?|"
+    # "Versichertennummer", "Krankenversicherungsnummer", "Krankenkassennummer"
+    r"[A-Za-zäöü]*versicher(?:ten|ungs)-?(?:nummer|Nr\.?)|Krankenkassennummer|"
     r"Ausweis(?:nummer)?|Steuer-?(?:Identifikations-?)?(?:nummer|ID|IdNr|Nr\.?)|"
     r"num[ée]ro\s+de\s+s[ée]curit[ée]\s+sociale|s[ée]cu|NIR|num[ée]ro\s+fiscal|"
     # "n° SS", "n° de sécu", "numéro INSEE", "carte Vitale"
