@@ -50,7 +50,7 @@ _FIN_CUE = (
 # "Tax ID (EIN) 12-3456789": an abbreviation in brackets after the cue
 _NUMBER_WORDS = r"(?:\s*\([A-Za-z]{2,6}\))?(?:\s*(?:number|no\.?|#|num|nr\.?))?"
 _GOV_CUED = re.compile(
-    rf"(?<![\w-])(?i:{_GOV_CUE}){_NUMBER_WORDS}(?:{COPULA}|\s+)(?:is\s+)?(?:no\.?\s+)?"
+    rf"(?<![\w-])(?i:{_GOV_CUE})\)?{_NUMBER_WORDS}(?:{COPULA}|\s+)(?:is\s+)?(?:no\.?\s+)?"
     # "mi DNI es el ...", "c'est le ...", "ist die ..."
     rf"(?i:(?:the|el|la|le|der|die)\s+)?{_ID_TOKEN}"
     r"(?![\w-])"
