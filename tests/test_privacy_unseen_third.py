@@ -134,6 +134,11 @@ def test_third_pass_ordinary_sentences_are_kept(mem: Memory, text: str) -> None:
         ("她每天早上六点一刻出门", "一刻", "她每天"),
         ("the owner lifts weights 6-7am daily", "6-7", "daily"),
         ("she runs from 5:15 to 6 every morning", "to 6", "every morning"),
+        ("the owner wakes at five forty-five", "forty", "early in the morning"),
+        ("he logs off at ten past eleven daily", "ten past", "daily"),
+        ("meine Mutter steht um fünf Uhr zwanzig auf", "zwanzig", "frühmorgens auf"),
+        ("il se lève à cinq heures", "cinq heures", "tôt le matin"),
+        ("elle mange à midi et quart", "et quart", "elle mange"),
         ("the owner works at St. Anne's Hospital", "Anne", "works at a local hospital"),
         ("her husband teaches at Maple Grove Clinic", "Maple", "a local clinic"),
     ],
@@ -162,6 +167,7 @@ def test_public_memory_refuses_names_in_any_script(mem: Memory, text: str) -> No
         "la bibliothèque ouvre à neuf heures",
         "I scored 3-2 in the final",
         "the city hospital is being renovated",
+        "we grew from ten to eighty members this year",
     ],
 )
 def test_public_text_keeps_what_is_nobodys_routine(text: str) -> None:

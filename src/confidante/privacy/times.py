@@ -57,16 +57,19 @@ _TIME = re.compile(
         (?P<h1>[01]?\d|2[0-3])(?:[:.h]|\s?h\s)(?P<m1>[0-5]\d)(?!\d|\.\d)(?:\s*{_AMPM})?
       | (?P<h2>1[0-2]|0?[1-9])\s*{_AMPM.replace("ampm", "ampm2")}
       | (?P<h3>1[0-2]|0?[1-9]|{_WORD_HOUR})\s*o['\u2019]?\s?clock
-      | (?P<frac>(?:a\s+)?(?:half\s+past|quarter\s+past|quarter\s+to))\s+
+      | (?P<frac>(?:(?:a\s+)?(?:half|quarter)|five|ten|twenty(?:[\s-]five)?)\s+(?:past|to|after)
+            |half\s+past)\s+
             (?P<h4>1[0-2]|0?[1-9]|{_WORD_HOUR})\b
       | (?P<h8>{_WORD_HOUR})[\s-](?:{_MINUTE_WORDS})\b
       | (?P<dehalf>halb|viertel\s+nach|viertel\s+vor|dreiviertel|drei\s+viertel)\s+
             (?P<h9>{_DE_HOUR}|1[0-2]|0?[1-9])\b
-      | (?P<h10>{_DE_HOUR})\s+Uhr\b
+      | (?P<h10>{_DE_HOUR})\s+Uhr\b(?:\s+(?:fünfzehn|dreißig|dreissig|fünfundvierzig|zehn
+            |zwanzig|fünf|vierzig|fünfzig)\b)?
       | (?P<h11>{_FR_HOUR}|1[0-2]|0?[1-9]|1[3-9]|2[0-3])\s+heures?\b(?:\s+(?:{_FR_MINUTES})\b)?
       | (?:(?<=\bla\s)|(?<=\blas\s))(?P<h12>{_ES_HOUR})\b(?:\s+(?:{_ES_MINUTES})\b)?
       | (?<=\blas\s)(?P<h13>1[0-2]|0?[1-9])\s+(?:{_ES_MINUTES})\b
-      | (?P<word>noon|midday|midnight|mittags|midi|minuit|mediodía|medianoche)
+      | (?P<word>noon|midday|midnight|mittags|(?:midi|minuit)(?:\s+et\s+(?:demie?|quart))?
+            |mediodía|medianoche)
       | (?P<h6>[01]?\d|2[0-3])\s?(?:h(?![\w])|Uhr\b)(?(prep)|(?!))
       | (?<=\blas\s)(?P<h7>1[0-2]|0?[1-9])(?![\d:.,]|\s*h\b)
       | (?<=\bat\s)(?P<h5>1[0-2]|0?[1-9])(?=\s+(?:every|each|in\s+the|on\s+(?:week|mon|tue|wed
@@ -81,7 +84,8 @@ _WORD_TIME_HINT = re.compile(
     r"o['\u2019]?\s?clock|noon|midday|midnight|half\s+past|quarter|mittags|midi|minuit|mediod"
     r"|\b(?:halb|viertel|dreiviertel)\s|\sUhr\b|\sheures?\b|\blas?\s+(?:una|dos|tres|cuatro|cinco|seis"
     r"|siete|ocho|nueve|diez|once|doce)\b"
-    rf"|\b(?:{_WORD_HOUR})[\s-](?:{_MINUTE_WORDS})\b",
+    rf"|\b(?:{_WORD_HOUR})[\s-](?:{_MINUTE_WORDS})\b"
+    rf"|\b(?:five|ten|twenty(?:[\s-]five)?)\s+(?:past|to|after)\s+(?:{_WORD_HOUR})\b",
     re.I,
 )
 # Substrings every word time holds, tested on the lower-cased text before the regex runs
@@ -89,7 +93,8 @@ _WORD_TIME_HINT = re.compile(
 _WORD_TIME_STEMS = (
     "clock", "noon", "midday", "midnight", "half", "quarter", "mittag", "midi", "minuit",
     "mediod", "halb", "viertel", "uhr", "heure", "la ", "las ", "thirty", "fifteen", "forty",
-    "fifty", "twenty", "o five", "o-five", "o nine", "o eight", "o seven",
+    "fifty", "twenty", "o five", "o-five", "o nine", "o eight", "o seven", "ten to ",
+    "five to ", "ten past", "five past", "ten after", "five after",
 )  # fmt: skip
 
 
@@ -228,6 +233,10 @@ def find(text: str) -> Iterator[Finding]:
             separator = text[m.end("h1")]
             if separator == "." and not (m.group("prep") or m.group("ampm")):
                 continue
+        # "ten to eight" is a time after "at" or "by", a count in "from ten to eight km"
+        frac = (m.group("frac") or "").lower()
+        if frac.startswith(("five", "ten", "twenty")) and not _AT_PREP.match(m.group("prep") or ""):
+            continue
         # The span is the time itself; the preposition before it stays. A range takes in
         # its other end: "5-6:30pm", "6-7am", "from 6:15 to 7", "von 7 bis 8 Uhr".
         start = m.end("prep") if m.group("prep") else m.start()
@@ -238,6 +247,7 @@ def find(text: str) -> Iterator[Finding]:
         )
 
 
+_AT_PREP = re.compile(r"(?i:at|around|about|by|until|till|before|after)\s")
 _CLOCK = r"(?:[01]?\d|2[0-3])(?:[:.h][0-5]\d)?(?:\s*(?:a\.?m\.?|p\.?m\.?)(?![a-z]))?"
 _RANGE_WORD = r"(?:-|to|till|until|through|bis|à|au|jusqu['\u2019]à|hasta(?:\s+las?)?|a\s+las?)"
 _RANGE_START = re.compile(rf"(?<![\w:.,]){_CLOCK}\s*{_RANGE_WORD}\s*$", re.I)
@@ -252,8 +262,9 @@ _PM_CONTEXT = re.compile(
     re.I,
 )
 _AM_CONTEXT = re.compile(
-    r"\b(?:am|a\.m\.|morning|breakfast|wake|alarm|sunrise|dawn|morgens?|früh|frühstück|matin"
-    r"|réveil|mañana|madrugada|desayuno)\b",
+    r"\b(?:am|a\.m\.|morning|breakfast|wakes?|woke|waking|gets?\s+up|getting\s+up|alarm"
+    r"|sunrise|dawn|morgens?|früh|frühstück|steht|stehe|aufstehen|matin|réveil\w*|l[èe]ve"
+    r"|lever|mañana|madrugada|desayuno|desayuna|levanta|levantarse|despierta)\b",
     re.I,
 )
 
@@ -275,7 +286,7 @@ def hour_at(text: str, start: int) -> int | None:
 
 def _hour(m: re.Match[str], text: str) -> int:
     if m.group("word"):
-        return 0 if m.group("word").lower() in ("midnight", "minuit", "medianoche") else 12
+        return 0 if m.group("word").lower().startswith(("midnight", "minuit", "medianoche")) else 12
     groups = ("h1", "h2", "h3", "h4", "h5", "h6", "h7", "h8", "h9", "h10", "h11", "h12", "h13")
     raw = next(m.group(g) for g in groups if m.group(g)).lower()
     hour = int(raw) if raw.isdigit() else _NUMBER_WORDS.get(raw) or _INTL_HOURS[raw]
