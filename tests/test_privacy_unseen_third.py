@@ -55,6 +55,7 @@ T3 = [
     ("username marta / pass brisa2018", "credential", "brisa2018"),
     ("account: kevin, pw: Goalie22", "credential", "Goalie22"),
     ("wifi key: moonlit-Fox-88", "credential", "moonlit-Fox-88"),
+    ("same password on every site, namely: Falcon!808", "credential", "Falcon!808"),
     # 6. a copula from another language
     ("密码 is sunny2023", "credential", "sunny2023"),
     ("口令 ist Zebra55", "credential", "Zebra55"),

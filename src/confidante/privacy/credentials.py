@@ -191,10 +191,12 @@ _USER_PASS = re.compile(
 # A password word, then within a few words something that cannot be prose: "my email
 # password is the same: Hunter#2024".
 _PASSWORD_NEAR = re.compile(
-    rf"(?<![A-Za-z])(?:{_PASSWORD}|pass(?:phrase|code)|pwd|pw)\b[^.!?\n]{{0,40}}?"
-    r"(?<![\w@/.:-])(?P<v>[^\s/@]{6,64})(?=[\s,.;!?)]*(?:\s|$))",
+    rf"(?<![A-Za-z])(?:{_PASSWORD}|pass(?:phrase|code)|pwd|pw)\b(?P<w>[^.!?\n]{{0,40}}[^\s]*)",
     re.I,
 )
+# A word of the window after a password word: each is tried ("the same password everywhere:
+# Qwerty!234" has its value after a word that ends in a colon).
+_NEAR_TOKEN = re.compile(r"(?<![\w@/.:-])[^\s/@]{6,64}(?=[\s,.;!?)]*(?:\s|$))")
 _BEARER = re.compile(r"\bbearer\s+(?P<v>[A-Za-z0-9._~+/=-]{16,})", re.I)
 
 _CODE_REFERENCE = re.compile(
@@ -413,9 +415,11 @@ def _conversational(text: str) -> Iterator[Finding]:
         if _plausible(value, "password") and (len(value) >= 4 or value.isdigit()):
             yield Finding(CATEGORY, start, end)
     for m in _PASSWORD_NEAR.finditer(text):
-        start, end = m.start("v"), trim_value(text, m.start("v"), m.end("v"))
-        if _strongly_generated(text[start:end]):
-            yield Finding(CATEGORY, start, end)
+        for token in _NEAR_TOKEN.finditer(text, m.start("w"), m.end("w")):
+            start, end = token.start(), trim_value(text, token.start(), token.end())
+            if _strongly_generated(text[start:end]):
+                yield Finding(CATEGORY, start, end)
+                break
     # recovery phrases: seeds.find (named, or checksummed)
     for m in _LOGIN_PAIR.finditer(text):
         start, end = m.span("v")
