@@ -56,6 +56,10 @@ T3 = [
     ("account: kevin, pw: Goalie22", "credential", "Goalie22"),
     ("wifi key: moonlit-Fox-88", "credential", "moonlit-Fox-88"),
     ("same password on every site, namely: Falcon!808", "credential", "Falcon!808"),
+    # addresses: an abbreviated French street word; a famous address tied to someone after it
+    ("on habite 12 bd Voltaire", "street_address", "12 bd Voltaire"),
+    ("221B Baker Street is my address now", "street_address", "Baker"),
+    ("meine Adresse ist Am Hang 12, 83700 Rottach", "street_address", "Am Hang 12"),
     # 6. a copula from another language
     ("密码 is sunny2023", "credential", "sunny2023"),
     ("口令 ist Zebra55", "credential", "Zebra55"),

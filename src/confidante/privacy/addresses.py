@@ -163,7 +163,7 @@ _NOT_A_STREET = frozenset(
 # capital after it: "au 5 avenue des Champs-Élysées", "3 place du Marché".
 _FRENCH = re.compile(
     r"(?<![\w,.-])\d{1,4}\s*(?:bis|ter)?,?\s+(?i:avenue|place|cours|route|rue|chemin|all[ée]e"
-    r"|impasse|quai|boulevard|square|passage|sentier)\s+(?:(?:de\s+la|de|du|des|d['\u2019])\s*)?"
+    r"|impasse|quai|boulevard|bd\.?|av\.?|square|passage|sentier)\s+(?:(?:de\s+la|de|du|des|d['\u2019])\s*)?"
     r"[A-ZÀ-Þ][\w'\u2019-]*(?:\s+[A-ZÀ-Þ][\w'\u2019-]*){0,3}"
 )
 # German street names in two words: "Berliner Allee 45a", "Am Markt 3", "An der Alster 12".
@@ -298,11 +298,19 @@ _PUBLIC_PLACE_BEFORE = re.compile(
 )
 
 
+# "... is where I work", "... is my address", "..., that's our office": tied to someone after.
+_PERSONAL_AFTER = re.compile(
+    r"[^.!?\n]{0,12}?\b(?:is|that['\u2019]s|it['\u2019]s)\s+(?:where\s+(?:I|we)\b"
+    r"|(?:my|our)\s+(?:address|home|place|house|flat|apartment|office|work))",
+    re.I,
+)
+
+
 def _famous(text: str, f: Finding) -> bool:
     """A famous public address, or a public institution's, mentioned in passing (with no
     personal residence cue before it)."""
     before = text[max(0, f.start - 60) : f.start]
-    if _PERSONAL_RESIDENCE.search(before):
+    if _PERSONAL_RESIDENCE.search(before) or _PERSONAL_AFTER.match(text, f.end):
         return False
     span = "".join(text[f.start : f.end].lower().replace("-", "").split())
     if any(a in span for a in _FAMOUS):
