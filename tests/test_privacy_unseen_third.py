@@ -108,6 +108,9 @@ ORDINARY = [
     "Der Gutscheincode lautet SOMMER24",
     "the door code is on the fridge",
     "the gateway answers on 192.168.178.1",
+    "IMEI 490154203237518 del móvil viejo",
+    "pedido n.º 6011000990139424 enviado",
+    "Seriennummer 4012888888881881",
 ]
 
 

@@ -88,7 +88,10 @@ _IBAN_CUED = re.compile(
 _ORDER_CUE = re.compile(
     r"(?:order|tracking|invoice|receipt|ticket|booking|ref(?:erence)?|shipment|parcel|isbn|ean|"
     r"bestell\w*|sendung\w*|rechnung\w*|commande|facture|colis|pedido|factura|env[íi]o|"
-    r"订单号?|单号|快递|运单|发票|编号)[\s#:.]{0,4}(?:number|no\.?|nr\.?|id|num|nummer|n[°º])?"
+    r"订单号?|单号|快递|运单|发票|编号|imei|meid|serial|s/n|serien\w*|n[úu]mero\s+de\s+serie"
+    r"|num[ée]ro\s+de\s+s[ée]rie|序列号|串号)[\s#:.]{0,4}"
+    # "n°", "n.º" (folded: "n.o")
+    r"(?:number|no\.?|nr\.?|id|num|nummer|n\.?[°ºo]\.?)?"
     r"[\s#:.]{0,3}(?:是|为)?\s*$",
     re.I,
 )

@@ -152,7 +152,7 @@ _OTHER_NUMBER = re.compile(
     r"\blott?o|lotter|ganador|gagnant|tirage|sorteo|quiniela|bingo|euromillion|powerball|"
     r"双色球|彩票|大乐透|\bcharge\b|\blote?\b|\bbatch|批号|"
     r"\bclient|\bcliente|\bkunde|\babonn|\bsocio|contrat|vertrag|dossier|expediente|aktenzeichen|"
-    r"\bnr\b\.?|\bn[°º]|ersatzteil\w*|artikel\w*|teilenummer|\br[ée]f\b\.?|r[ée]f[ée]rence|pi[èe]ce|"
+    r"\bnr\b\.?|\bn\.?[°º]|\bn\.o\b|ersatzteil\w*|artikel\w*|teilenummer|\br[ée]f\b\.?|r[ée]f[ée]rence|pi[èe]ce|"
     r"referencia|pieza|modelo|mod[eè]le|c[óo]digo\s+del?\s+producto|\bgu[íi]a\b|seguimiento|"
     r"suivi|\b(?:dhl|ups|fedex|usps|gls|dpd|hermes|correos|colissimo|chronopost|estafeta)\b|"
     r"顺丰|中通|圆通|韵达|申通|京东|型号|配件|编码)"
