@@ -45,6 +45,11 @@ T3 = [
     ("keypad code 7719*", "credential", "7719"),
     ("employer ID (EIN) 98-7654321", "gov_id", "7654321"),
     ("Krankenversicherungsnummer: B987654321", "gov_id", "B987654321"),
+    ("the code to open the shed is 3141", "credential", "3141"),
+    ("el código para el portal es 5566", "credential", "5566"),
+    ("put 8080 as the PIN", "credential", "8080"),
+    ("PIN? 6612", "credential", "6612"),
+    ("the PIN was reset to 0404", "credential", "0404"),
     # 5. password words typed wrong or disguised; user/password pairs
     ("pasword = Gloria1999", "credential", "Gloria1999"),
     ("my passwrod: xk3pL0m", "credential", "xk3pL0m"),
@@ -111,6 +116,10 @@ ORDINARY = [
     "IMEI 490154203237518 del móvil viejo",
     "pedido n.º 6011000990139424 enviado",
     "Seriennummer 4012888888881881",
+    "the zip code for the office is 94103",
+    "the code of conduct is 1200 words",
+    "the error code in the log is 4044",
+    "the postal code for Berlin is 10115",
 ]
 
 

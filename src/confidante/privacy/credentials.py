@@ -43,7 +43,7 @@ from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
 from detect_secrets.plugins.twilio import TwilioKeyDetector
 
 from . import cues
-from ._text import COPULA, NOT_A_VALUE, prose_shaped, token_end, trim_value
+from ._text import COPULA, NOT_A_VALUE, enough_digits, prose_shaped, token_end, trim_value
 from .findings import Finding
 
 CATEGORY = "credential"
@@ -153,13 +153,35 @@ _NOUN_VALUE = re.compile(
 )
 # No verb at all ("..., password bluebird2021", "PIN 4821"): the value must look generated.
 _NOUN_THEN_VALUE = re.compile(
-    rf"(?<![A-Za-z])(?P<noun>{_PASSWORD}|pwd|pw|passcode|{_PIN_NOUN})\s+(?P<v>[^\s]+)",
+    rf"(?<![A-Za-z])(?P<noun>{_PASSWORD}|pwd|pw|passcode|{_PIN_NOUN})\??\s+(?P<v>[^\s]+)",
     re.I,
 )
 _CHANGED_TO = re.compile(
     rf"\b(?:changed|set|reset|updated|changing)\s+(?:my|our|the)\s+(?P<noun>{_WORD_NOUN}|{_PIN_NOUN})"
-    rf"\s+to\s+(?:{_QUOTED}|{_RAW})",
+    rf"\s+to\s+(?:{_QUOTED}|{_RAW})"
+    # "the PIN was changed to 5566", "password has been reset to ..."
+    rf"|(?<![A-Za-z])(?P<noun2>{_WORD_NOUN}|{_PIN_NOUN})\s+(?:was|is|has\s+been|got|gets)\s+"
+    rf"(?:changed|set|reset|updated)\s+to\s+(?P<v2>[^\s\"'\u201c\u2018`][^\s]*)",
     re.I,
+)
+# A code named by what it opens, then its digits: "the code to get in is 4477", "der Code
+# für die Tür ist 4477", "le code pour entrer c'est 4477", "el código para entrar es 4477".
+# Codes that are public or not secret (postal, error, promo...) are left out.
+_CODE_FOR = re.compile(
+    r"(?<![\w-])(?P<before>\w+\s+)?(?i:code|c[óo]digo|codice)\b(?P<mid>(?:\s+[\w'\u2019]+){1,4}?)"
+    rf"(?:{COPULA}|\s*[?,]\s*|\s+(?i:ist|lautet|c['\u2019]est|es|è)\s+)"
+    r"(?P<v>\d{4,8}[#*]?)(?![\d.,/:-])"
+)
+_PUBLIC_CODE = re.compile(
+    r"(?i:zip|post|postal|area|country|dial|error|status|exit|return|promo|discount|coupon"
+    r"|voucher|gift|referral|invite|product|item|article|tracking|reference|booking|tax|sort"
+    r"|source|qr|bar|color|colour|fehler|gutschein|rabatt|promotion|erreur|réduction"
+    r"|descuento|postale?|Postleitzahl|PLZ|ISO|HTTP|HS|line|lines|wrote|written|Zeilen)"
+)
+# The value first: "use 1234 as the PIN", "I typed 4821 as my PIN".
+_VALUE_AS_PIN = re.compile(
+    r"(?<![\w.,-])(?P<v>\d{4,8})\s+(?i:as|is)\s+(?i:the|my|our|his|her|their|your)\s+"
+    rf"(?i:{_PIN_NOUN}|passcode|password)\b"
 )
 _PIN_NOUNS = re.compile(rf"(?:{_PIN_NOUN})$", re.I)
 # Nouns with everyday senses ("the secret to good bread", "a token of thanks"): their value
@@ -385,7 +407,13 @@ def _generic(text: str, noun_start: int) -> bool:
 def _conversational(text: str) -> Iterator[Finding]:
     for pattern in (_NOUN_VALUE, _CHANGED_TO):
         for m in pattern.finditer(text):
-            if _generic(text, m.start("noun")):
+            if pattern is _CHANGED_TO and m.group("noun2"):
+                start = m.start("v2")
+                end = trim_value(text, start, m.end("v2"))
+                if _plausible(text[start:end], m.group("noun2")):
+                    yield Finding(CATEGORY, start, end)
+                continue
+            if _generic(text, m.start("noun")) or _public_code(text, m.start("noun"), m):
                 continue
             group = "q" if m.group("q") is not None else "v"
             start, end = m.span(group)
@@ -444,12 +472,36 @@ _SPACED_PIN = re.compile(
 )
 
 
-def find_spaced_pins(text: str) -> Iterator[Finding]:
-    """PINs and short codes written with a space, dot or dash between every digit."""
-    if not _SPACED_DIGITS_HINT.search(text):
+def find_pins(text: str) -> Iterator[Finding]:
+    """PINs and short codes in any of the cue languages: written with a space, dot or dash
+    between every digit, named by what they open, or given before their noun."""
+    if _SPACED_DIGITS_HINT.search(text):
+        for m in _SPACED_PIN.finditer(text):
+            yield Finding(CATEGORY, m.start("v"), m.end("v"))
+    if not enough_digits(text, 4) or not _mentions(text, _CODE_STEMS):
         return
-    for m in _SPACED_PIN.finditer(text):
+    for m in _CODE_FOR.finditer(text):
+        context = f"{m.group('before') or ''}{m.group('mid')}"
+        if not _PUBLIC_CODE.search(context) and not _UNIT_AFTER.match(text, m.end("v")):
+            yield Finding(CATEGORY, m.start("v"), m.end("v"))
+    for m in _VALUE_AS_PIN.finditer(text):
         yield Finding(CATEGORY, m.start("v"), m.end("v"))
+
+
+_CODE_STEMS = ("code", "digo", "codice", "pin", "pass")
+_UNIT_AFTER = re.compile(
+    r"\s*(?i:words?|lines?|pages?|characters?|chars|people|members|users|euros?|dollars?"
+    r"|Wörter|Zeilen|Seiten|mots|lignes|palabras|l[íi]neas|%|km|kg)\b"
+)
+_CODE_NOUN_END = re.compile(r"(?i:code(?:\s+(?:to|for)\s+.*)?)$")
+
+
+def _public_code(text: str, noun_start: int, m: re.Match[str]) -> bool:
+    """ "the zip code for the office is 94103": a code nobody keeps secret."""
+    if not _CODE_NOUN_END.search(m.group("noun") or ""):
+        return False
+    before = text[max(0, noun_start - 12) : noun_start]
+    return _PUBLIC_CODE.search(f"{before} {m.group('noun')}") is not None
 
 
 def _keyword_near_entropy(text: str) -> Iterator[Finding]:

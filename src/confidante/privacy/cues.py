@@ -45,7 +45,7 @@ PIN_NOUNS_EU = (
 # Copulas: "ist", "lautet", "est", "c'est", "es", "era", "é", "è", Chinese 是/为.
 COPULA_EU = (
     r"(?:\s*,?\s*(?:(?:ist|lautet|lauten|war|sind|est|c['\u2019]est|était|es|era|sigue\s+siendo"
-    r"|é|è|is)\b|[:=])\s*(?:(?:jetzt|nun|immer\s+noch|maintenant|toujours|ahora|ya|todavía"
+    r"|é|è|is)\b|[:=?])\s*(?:(?:jetzt|nun|immer\s+noch|maintenant|toujours|ahora|ya|todavía"
     r"|agora|ora)\s+)?(?::\s*)?)"
 )
 # Mixed-language chat borrows the copula too: "密码 is abc12345", "密码 ist ...".
