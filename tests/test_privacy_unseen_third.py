@@ -25,7 +25,9 @@ T3 = [
     ("pague con la tarjeta 3714.496353.98431", "financial_account", "496353"),
     ("ma CB : 4000 0566 5566 5556", "financial_account", "5566 5556"),
     ("信用卡 3530 1113 3330 0000", "financial_account", "3330 0000"),
+    ("工资卡 6222 0000 1111 2222 333", "financial_account", "1111 2222"),
     # 2. id cues by stem and abbreviation, an article after the copula
+    ("港澳通行证号码 C98765432", "gov_id", "C98765432"),
     ("die Steuer-Identifikationsnummer: 12 345 678 901", "gov_id", "678 901"),
     ("n° SS 1 89 05 49 588 157 80 pour la mutuelle", "gov_id", "588 157"),
     ("el NIE es el Y-2345678-Z", "gov_id", "2345678"),
@@ -120,6 +122,8 @@ ORDINARY = [
     "the code of conduct is 1200 words",
     "the error code in the log is 4044",
     "the postal code for Berlin is 10115",
+    "这张卡 2024 年到期",
+    "饭卡余额 35 元",
 ]
 
 

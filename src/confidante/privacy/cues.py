@@ -99,6 +99,8 @@ PHONE_CUES = (
 # Words that name a government id (cue before the number).
 GOV_ID_CUES = (
     r"身份证(?:号码?|號碼?)?|身份證(?:號碼?)?|居民身份证|护照(?:号码?)?|護照(?:號碼?)?|社保(?:卡)?号|"
+    r"(?:港澳|往来港澳|台湾|赴台)?通行证(?:号码?)?|台胞证(?:号码?)?|居住证(?:号码?)?|军官证(?:号码?)?|"
+    r"医保卡?号|社会保障号码?|"
     r"Sozialversicherungsnummer|Rentenversicherungsnummer|Reisepass(?:nummer)?|"
     # "Versichertennummer", "Krankenversicherungsnummer", "Krankenkassennummer"
     r"[A-Za-zäöü]*versicher(?:ten|ungs)-?(?:nummer|Nr\.?)|Krankenkassennummer|"
@@ -117,7 +119,8 @@ GOV_ID_CUES = (
 
 # Words that name a bank card or account.
 CARD_CUES = (
-    r"银行卡(?:号)?|卡号|信用卡|借记卡|储蓄卡|银联|UnionPay|帐号|账号|账户|帳號|银行|"
+    # any card in Chinese ("工资卡", "储蓄卡", "借记卡"): the number after it must be card-long
+    r"银行卡(?:号)?|卡号|信用卡|借记卡|储蓄卡|卡|银联|UnionPay|帐号|账号|账户|帳號|银行|"
     r"Kreditkarte|Karte(?:nnummer)?|Kontonummer|Bankkonto|"
     r"carte\s+(?:bancaire|de\s+crédit|bleue)|num[ée]ro\s+de\s+carte|compte\s+bancaire|RIB|"
     r"tarjeta|n[úu]mero\s+de\s+(?:la\s+)?tarjeta|cuenta(?:\s+bancaria)?|cart[ãa]o|conta"
