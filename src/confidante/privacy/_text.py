@@ -28,6 +28,20 @@ NOT_A_VALUE = frozenset(
     impossible terribly awfully far much more less""".split()
 )
 _DIGIT = re.compile(r"\d")
+# A lower-case word shaped like a participle or an adjective says how a secret is ("my
+# password is compromised", "mon mot de passe est enregistré", "la contraseña es guardada",
+# "das Passwort ist gespeichert"); a secret that is one plain word rarely ends like these.
+_PROSE_SHAPED = re.compile(
+    r"[a-zà-ÿß]{3,}(?:ed|able|ible|ful|less|ous|é|ée|és|ées|ado|ada|ados|adas|ido|ida|idos"
+    r"|idas|iert|ierte)"
+    r"|ge[a-zäöüß]{3,}(?:t|en)"
+)
+
+
+def prose_shaped(value: str) -> bool:
+    """Whether ``value`` (one lower-case word) reads as an ordinary participle or adjective;
+    a capital or a digit makes it a candidate secret again."""
+    return _PROSE_SHAPED.fullmatch(value.strip(".,!?")) is not None
 
 
 def enough_digits(text: str, n: int) -> bool:

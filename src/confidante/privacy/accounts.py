@@ -33,7 +33,7 @@ _GOV_CUE = (
     r"national\s+id(?:entity)?(?:\s+(?:card|number))*|id(?:entity)?\s+card(?:\s+number)?|"
     r"id\s+number|nhs(?:\s+(?:number|no\.?))?|passport(?:\s+(?:number|no\.?|#|num))?|"
     r"driver'?s?\s+licen[cs]e(?:\s+(?:number|no\.?|#))?|"
-    r"driving\s+licen[cs]e(?:\s+(?:number|no\.?))?|licen[cs]e\s+(?:number|no\.?)|"
+    r"driving\s+licen[cs]e(?:\s+(?:number|no\.?))?|licen[cs]e\s+(?:number|no\.?)|licen[cs]e(?=\s*#)|"
     r"dl\s*(?:number|no\.?|#)?|aadhaa?r(?:\s+(?:number|no\.?))?|pan(?:\s+card)?\s+number|"
     r"pan\s+card|cpf|rg|dni|nie|nif|nric|personalausweis(?:nummer)?|ausweisnummer|"
     r"steuer-?id|bsn|pesel|personnummer|henkilötunnus|codice\s+fiscale|medicare(?:\s+number)?|"
@@ -47,9 +47,12 @@ _FIN_CUE = (
     r"swift(?:\s+code)?|bic|iban|(?:(?:credit|debit|bank)\s+)?card(?:\s+(?:number|no\.?|#))?|"
     r"visa|mastercard|amex|discover|clabe|transit\s+number|institution\s+number"
 )
-_NUMBER_WORDS = r"(?:\s*(?:number|no\.?|#|num|nr\.?))?"
+# "Tax ID (EIN) 12-3456789": an abbreviation in brackets after the cue
+_NUMBER_WORDS = r"(?:\s*\([A-Za-z]{2,6}\))?(?:\s*(?:number|no\.?|#|num|nr\.?))?"
 _GOV_CUED = re.compile(
-    rf"(?<![\w-])(?i:{_GOV_CUE}){_NUMBER_WORDS}(?:{COPULA}|\s+)(?:is\s+)?(?:no\.?\s+)?{_ID_TOKEN}"
+    rf"(?<![\w-])(?i:{_GOV_CUE})\)?{_NUMBER_WORDS}(?:{COPULA}|\s+)(?:is\s+)?(?:no\.?\s+)?"
+    # "mi DNI es el ...", "c'est le ...", "ist die ..."
+    rf"(?i:(?:the|el|la|le|der|die)\s+)?{_ID_TOKEN}"
     r"(?![\w-])"
 )
 _FIN_CUED = re.compile(
@@ -66,10 +69,17 @@ _NINO = re.compile(
 _CPF = re.compile(r"(?<![\d.])\d{3}\.\d{3}\.\d{3}-\d{2}(?!\d)")
 _DNI_NIE = re.compile(r"(?<![\w-])(?:\d{8}|[XYZ]-?\d{7})-?[A-Z](?![\w-])")
 _CARD = re.compile(r"(?<![\w.-])\d(?:[ -]?\d){12,18}(?![\w-]|\.\d)")
+# Grouped by dots ("4111.1111.1111.1111", Amex "3782.822463.10005"): only in card-shaped
+# groups, since a dotted run of digits is otherwise a decimal, a version or an address.
+_DOTTED_CARD = re.compile(
+    r"(?<![\w.-])(?:\d{4}(?:\.\d{4}){2,3}(?:\.\d{1,3})?|\d{4}\.\d{6}\.\d{4,5})(?![\w-]|\.\d)"
+)
 # Upper or lower case, grouped by spaces, dashes or dots: iban.is_valid decides.
 _IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[\s.-]?[A-Za-z0-9]){10,32}")
 _CARD_CUE = re.compile(
-    rf"(?:card|visa|mastercard|amex|discover|credit|debit|{cues.CARD_CUES})[^.]{{0,25}}$", re.I
+    rf"(?:card|visa|mastercard|amex|discover|credit|debit|maestro|jcb|diners|\bCB\b"
+    rf"|{cues.CARD_CUES})(?:[^.]|(?<=\bno)\.|(?<=\bnr)\.){{0,25}}$",
+    re.I,
 )
 _IBAN_CUED = re.compile(
     r"(?i:\b(?:iban|rib|kontonummer|konto|cuenta|compte|conto|conta|账户|账号))\W{0,6}"
@@ -78,7 +88,10 @@ _IBAN_CUED = re.compile(
 _ORDER_CUE = re.compile(
     r"(?:order|tracking|invoice|receipt|ticket|booking|ref(?:erence)?|shipment|parcel|isbn|ean|"
     r"bestell\w*|sendung\w*|rechnung\w*|commande|facture|colis|pedido|factura|env[íi]o|"
-    r"订单号?|单号|快递|运单|发票|编号)[\s#:.]{0,4}(?:number|no\.?|nr\.?|id|num|nummer|n[°º])?"
+    r"订单号?|单号|快递|运单|发票|编号|imei|meid|serial|s/n|serien\w*|n[úu]mero\s+de\s+serie"
+    r"|num[ée]ro\s+de\s+s[ée]rie|序列号|串号)[\s#:.]{0,4}"
+    # "n°", "n.º" (folded: "n.o")
+    r"(?:number|no\.?|nr\.?|id|num|nummer|n\.?[°ºo]\.?)?"
     r"[\s#:.]{0,3}(?:是|为)?\s*$",
     re.I,
 )
@@ -205,12 +218,12 @@ def find_financial(text: str) -> Iterator[Finding]:
         value = m.group("id").rstrip(" -")
         if len(_digits(value)) >= 6:
             yield Finding("financial_account", m.start("id"), m.start("id") + len(value))
-    for m in _CARD.finditer(text):
+    for m in (*_CARD.finditer(text), *_DOTTED_CARD.finditer(text)):
         before = text[max(0, m.start() - 40) : m.start()]
         carded = _CARD_CUE.search(before) is not None
         if _ORDER_CUE.search(before) and not carded:
             continue  # "order 4111...": an order, tracking or invoice number
-        end = _card_end(m.group(), carded)
+        end = _card_end(m.group().replace(".", " "), carded)
         if end:
             yield Finding("financial_account", m.start(), m.start() + end)
     for m in _ACCOUNT_CUED.finditer(text):

@@ -148,7 +148,8 @@ _EU_POSTAL = re.compile(
     r"[ \t]+[A-ZÀ-Þ][\w'\u2019-]+"
 )
 _EU_PART = re.compile(
-    r"(?:^|[\n;:]|\b(?:an|in|at|to|en|au|à|a|na|no|is|jetzt|nun|wohne|wohnen|wohnt|lebe|leben"
+    r"(?:^|[\n;:]|\b(?:an|in|at|to|en|au|à|a|na|no|is|ist|lautet|est|es|jetzt|nun|wohne|wohnen"
+    r"|wohnt|lebe|leben"
     r"|habite|habitons|vivo|vive|vivimos|live|lives|moved|bei|chez|c/o)\b)\s*"
     r"(?P<part>[A-ZÀ-Þ][\w.'\u2019-]*(?:\s+[\w.'\u2019-]+){0,4}\s+\d{1,4}\s?[a-zA-Z]?)"
     r"\s*(?:,|\bin\b|\s-)\s*$"
@@ -162,7 +163,7 @@ _NOT_A_STREET = frozenset(
 # capital after it: "au 5 avenue des Champs-Élysées", "3 place du Marché".
 _FRENCH = re.compile(
     r"(?<![\w,.-])\d{1,4}\s*(?:bis|ter)?,?\s+(?i:avenue|place|cours|route|rue|chemin|all[ée]e"
-    r"|impasse|quai|boulevard|square|passage|sentier)\s+(?:(?:de\s+la|de|du|des|d['\u2019])\s*)?"
+    r"|impasse|quai|boulevard|bd\.?|av\.?|square|passage|sentier)\s+(?:(?:de\s+la|de|du|des|d['\u2019])\s*)?"
     r"[A-ZÀ-Þ][\w'\u2019-]*(?:\s+[A-ZÀ-Þ][\w'\u2019-]*){0,3}"
 )
 # German street names in two words: "Berliner Allee 45a", "Am Markt 3", "An der Alster 12".
@@ -182,6 +183,8 @@ _RESIDENCE_CUE = (
     r"|mi\s+direcci[óo]n\s+es|direcci[óo]n\s*:|domicilio\s*:?"
     r"|(?:wohne|wohnen|wohnt|lebe|leben|lebt)(?:\s+(?:jetzt|nun|seit\s+\w+|schon))?"
     r"(?:\s+(?:in\s+der|im|am|an\s+der|auf\s+der|in))?|(?:neue\s+)?Adresse\s*:"
+    r"|(?:meine|unsere|seine|ihre)\s+(?:neue\s+)?Adresse\s+(?:ist|lautet)"
+    r"|(?:mon|notre|son)\s+adresse\s+(?:est|c['\u2019]est)"
     r"|(?:j['\u2019]|on\s+|nous\s+)habit(?:e|ons)(?:\s+au)?|mon\s+adresse\s*:?|adresse\s*:"
     r"|moved\s+to|live[sd]?\s+(?:at|on)|my\s+address\s+is)"
 )
@@ -274,7 +277,8 @@ _PERSONAL_RESIDENCE = re.compile(
     r"|\b(?:ich|wir|mein\w*|unser\w*)\b[^.!?\n]{0,40}(?:wohn|leb|adresse|schick)"
     r"|\b(?:j['\u2019]|je|nous|on|mon|ma|notre)\b[^.!?\n]{0,40}(?:habit|adresse|envo|livr)"
     r"|\b(?:vivo|vivimos|mi|nuestra|me\s+mud|nos\s+mud|env[ií]a(?:me|lo))\b"
-    r"|我家|我住|我们住|我的地址|寄到|寄给我)"
+    r"|\b(?:home\s+|postal\s+|mailing\s+)?address\s*:|\bAdresse\s*:|\bdirecci[óo]n\s*:"
+    r"|我家|我住|我们住|我的地址|地址|寄到|寄给我)"
 )
 
 
@@ -294,11 +298,19 @@ _PUBLIC_PLACE_BEFORE = re.compile(
 )
 
 
+# "... is where I work", "... is my address", "..., that's our office": tied to someone after.
+_PERSONAL_AFTER = re.compile(
+    r"[^.!?\n]{0,12}?\b(?:is|that['\u2019]s|it['\u2019]s)\s+(?:where\s+(?:I|we)\b"
+    r"|(?:my|our)\s+(?:address|home|place|house|flat|apartment|office|work))",
+    re.I,
+)
+
+
 def _famous(text: str, f: Finding) -> bool:
     """A famous public address, or a public institution's, mentioned in passing (with no
     personal residence cue before it)."""
     before = text[max(0, f.start - 60) : f.start]
-    if _PERSONAL_RESIDENCE.search(before):
+    if _PERSONAL_RESIDENCE.search(before) or _PERSONAL_AFTER.match(text, f.end):
         return False
     span = "".join(text[f.start : f.end].lower().replace("-", "").split())
     if any(a in span for a in _FAMOUS):

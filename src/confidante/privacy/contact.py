@@ -145,12 +145,14 @@ _OTHER_NUMBER = re.compile(
     r"nhs|sin|tax|itin|aadhaa?r|bsb|#|no\.|population|total|sku|part|model|invoice|"
     r"bestell\w*|auftrag\w*|rechnung\w*|kunden\w*|sendung\w*|commande|facture|colis|"
     r"pedido|factura|env[íi]o|订单号?|单号|快递|编号|发票|人口|einwohner|habitantes?|学号|工号|"
+    r"paquete|paquet|\bpaket\w*|lieferung|livraison|entrega|reserva|r[ée]servation|buchung|"
+    r"billet|boleto|vorgang|包裹|"
     r"会员号|房间号|车牌号|航班号|座位号|批次号|账号|卡号|APO\s+A[EPA]|FPO\s+A[EPA]|DPO\s+A[EPA]|"
     # part, article and reference numbers; parcel services and their guide numbers
     r"\blott?o|lotter|ganador|gagnant|tirage|sorteo|quiniela|bingo|euromillion|powerball|"
     r"双色球|彩票|大乐透|\bcharge\b|\blote?\b|\bbatch|批号|"
     r"\bclient|\bcliente|\bkunde|\babonn|\bsocio|contrat|vertrag|dossier|expediente|aktenzeichen|"
-    r"\bnr\b\.?|\bn[°º]|ersatzteil\w*|artikel\w*|teilenummer|\br[ée]f\b\.?|r[ée]f[ée]rence|pi[èe]ce|"
+    r"\bnr\b\.?|\bn\.?[°º]|\bn\.o\b|ersatzteil\w*|artikel\w*|teilenummer|\br[ée]f\b\.?|r[ée]f[ée]rence|pi[èe]ce|"
     r"referencia|pieza|modelo|mod[eè]le|c[óo]digo\s+del?\s+producto|\bgu[íi]a\b|seguimiento|"
     r"suivi|\b(?:dhl|ups|fedex|usps|gls|dpd|hermes|correos|colissimo|chronopost|estafeta)\b|"
     r"顺丰|中通|圆通|韵达|申通|京东|型号|配件|编码)"
@@ -173,6 +175,17 @@ _STARTS_WITH_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?!\d)|(?:19|20)\d{2}-")
 
 
 _DECIMAL = re.compile(r"\d+\.\d+")
+_IPV4 = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")  # "192.168.1.100": an address on a network
+# Arithmetic round the number: "2^32 = 4294967296", "2**20 is 1048576", "1024*1024",
+# "4294967296 = 2^32", "等于 4294967296". A result or an operand, never a phone number.
+_MATH_BEFORE = re.compile(
+    r"(?:\d\s*(?:\^|\*\*?|\u00d7|\u00f7|·|/|\+|hoch|to\s+the(?:\s+power\s+of)?|puissance"
+    r"|elevado\s+a(?:\s+la)?|的)\s*\(?\d+\)?\s*(?:次方|次幂|th|nd|rd|st)?\s*"
+    r"(?:=|==|≈|is|equals|makes|gives|ist|ergibt|gleich|est|fait|font|es|son|da|等于|是|得)?\s*"
+    r"|(?:\^|\*\*?|\u00d7|\u00f7|=|≈)\s*)$",
+    re.I,
+)
+_MATH_AFTER = re.compile(r"\s*(?:\^|\*|\u00d7|\u00f7|=|≈|\+\s*\d)")
 # "2 147 483 647": a large number with thin-space thousands, as French and others write it
 _THOUSANDS = re.compile(r"\d{1,3}(?: \d{3}){3,}|\d(?: \d{3}){2,}")
 # Numbers a business publishes (toll-free, shared-cost, premium, "universal access"):
@@ -193,12 +206,15 @@ def find_phones(text: str) -> Iterator[Finding]:
         digits = sum(ch.isdigit() for ch in candidate)
         if digits < 7 or digits > 15 or _DATE_LIKE.match(candidate.strip()):
             continue
-        if _DECIMAL.fullmatch(candidate):  # "3.14159265", "37.400068": never a phone number
+        # "3.14159265", "37.400068", "192.168.1.100": never a phone number
+        if _DECIMAL.fullmatch(candidate) or _IPV4.fullmatch(candidate):
             continue
         if _THOUSANDS.fullmatch(candidate) and not candidate.startswith("0"):
             continue
         before = text[max(0, run.start() - 30) : run.start()]
         cue = _PHONE_CUE.search(before) is not None
+        if not cue and (_MATH_BEFORE.search(before) or _MATH_AFTER.match(text, run.end())):
+            continue
         if _STARTS_WITH_DATE.match(candidate) and not cue:
             continue
         if "/" in candidate and not cue:  # "030/12345678" after "Telefon"; else a date or ratio
@@ -217,7 +233,7 @@ def find_phones(text: str) -> Iterator[Finding]:
             continue
         groups = re.findall(r"\d+", candidate)
         # "4 8 15 16 23 42": many short groups are a list of numbers, not one number.
-        if len(groups) > 5 and not candidate.startswith("+"):
+        if len(groups) > (8 if cue else 5) and not candidate.startswith("+"):
             continue
         if not cue and _small_numbers(groups):
             continue

@@ -43,7 +43,7 @@ from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
 from detect_secrets.plugins.twilio import TwilioKeyDetector
 
 from . import cues
-from ._text import COPULA, NOT_A_VALUE, token_end, trim_value
+from ._text import COPULA, NOT_A_VALUE, enough_digits, prose_shaped, token_end, trim_value
 from .findings import Finding
 
 CATEGORY = "credential"
@@ -112,9 +112,16 @@ _URL_PASSWORD = re.compile(
     r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,30}://[^\s:/@]*:[^\s/@]+@[^\s/]+", re.I
 )
 
+# "password" as people type it: "pasword", "passwrd", "passwrod", "passwd", "p@ssword",
+# "pa$$word", and the German, Spanish and French words without their accents or with a typo.
+_PASSWORD = (
+    r"p[a@4][s$5]{1,2}(?:w(?:[o0]r|r[o0]|[o0]|r)?d|wrd)|pass?w[o0]rt|ken{1,2}w[o0]rt"
+    r"|contrase(?:ñ|n|ni)a|mots?[\s-]de[\s-]pass?e?"
+)
 # Nouns whose value follows a copula: "my password is ...", "PIN: 4821".
 _WORD_NOUN = (
-    r"pass(?:word|wd|phrase|code)|pass\s+code|pwd|pw|contrase[ñn]a|kennwort|passwort|mot\s+de\s+passe"
+    rf"{_PASSWORD}|pass(?:phrase|code)|pass\s+code|pwd|pw"
+    r"|(?:wi-?fi|wlan|wpa2?|network|router|encryption|product|activation)[\s_-]?key"
     r"|(?:api|app|access|secret|private|auth|client|master|license|licence)[\s_-]?key"
     r"|secret(?:[\s_-]?(?:access[\s_-]?)?key)?|client[\s_-]?secret|api[\s_-]?secret"
     r"|(?:access|auth|api|bot|bearer|refresh|session|personal\s+access|app)[\s_-]?token"
@@ -146,23 +153,40 @@ _NOUN_VALUE = re.compile(
 )
 # No verb at all ("..., password bluebird2021", "PIN 4821"): the value must look generated.
 _NOUN_THEN_VALUE = re.compile(
-    r"(?<![A-Za-z])(?P<noun>password|passwd|pwd|pw|passcode|pin|pin\s+code)\s+(?P<v>[^\s]+)",
-    re.I,
-)
-_SEED_PHRASE = re.compile(
-    r"\b(?:seed|recovery|mnemonic|backup|secret)\s+(?:phrase|words)(?:\s+\w+){0,3}?"
-    rf"{COPULA}(?P<v>[a-z]+(?:\s+[a-z]+){{11,23}})",
+    rf"(?<![A-Za-z])(?P<noun>{_PASSWORD}|pwd|pw|passcode|{_PIN_NOUN})\??\s+(?P<v>[^\s]+)",
     re.I,
 )
 _CHANGED_TO = re.compile(
     rf"\b(?:changed|set|reset|updated|changing)\s+(?:my|our|the)\s+(?P<noun>{_WORD_NOUN}|{_PIN_NOUN})"
-    rf"\s+to\s+(?:{_QUOTED}|{_RAW})",
+    rf"\s+to\s+(?:{_QUOTED}|{_RAW})"
+    # "the PIN was changed to 5566", "password has been reset to ..."
+    rf"|(?<![A-Za-z])(?P<noun2>{_WORD_NOUN}|{_PIN_NOUN})\s+(?:was|is|has\s+been|got|gets)\s+"
+    rf"(?:changed|set|reset|updated)\s+to\s+(?P<v2>[^\s\"'\u201c\u2018`][^\s]*)",
     re.I,
+)
+# A code named by what it opens, then its digits: "the code to get in is 4477", "der Code
+# für die Tür ist 4477", "le code pour entrer c'est 4477", "el código para entrar es 4477".
+# Codes that are public or not secret (postal, error, promo...) are left out.
+_CODE_FOR = re.compile(
+    r"(?<![\w-])(?P<before>\w+\s+)?(?i:code|c[óo]digo|codice)\b(?P<mid>(?:\s+[\w'\u2019]+){1,4}?)"
+    rf"(?:{COPULA}|\s*[?,]\s*|\s+(?i:ist|lautet|c['\u2019]est|es|è)\s+)"
+    r"(?P<v>\d{4,8}[#*]?)(?![\d.,/:-])"
+)
+_PUBLIC_CODE = re.compile(
+    r"(?i:zip|post|postal|area|country|dial|error|status|exit|return|promo|discount|coupon"
+    r"|voucher|gift|referral|invite|product|item|article|tracking|reference|booking|tax|sort"
+    r"|source|qr|bar|color|colour|fehler|gutschein|rabatt|promotion|erreur|réduction"
+    r"|descuento|postale?|Postleitzahl|PLZ|ISO|HTTP|HS|line|lines|wrote|written|Zeilen)"
+)
+# The value first: "use 1234 as the PIN", "I typed 4821 as my PIN".
+_VALUE_AS_PIN = re.compile(
+    r"(?<![\w.,-])(?P<v>\d{4,8})\s+(?i:as|is)\s+(?i:the|my|our|his|her|their|your)\s+"
+    rf"(?i:{_PIN_NOUN}|passcode|password)\b"
 )
 _PIN_NOUNS = re.compile(rf"(?:{_PIN_NOUN})$", re.I)
 # Nouns with everyday senses ("the secret to good bread", "a token of thanks"): their value
 # must look machine-made.
-_LOOSE_NOUNS = re.compile(r"(?:secret|token|creds|credentials|combo|pass)$", re.I)
+_LOOSE_NOUNS = re.compile(r"(?:secret|token|creds|credentials|combo|pass|key)$", re.I)
 _LOGIN_PAIR = re.compile(
     r"\blog(?:ged|ging)?[\s-]?(?:in|on)\s+(?:with|as|using)\s+(?P<user>[^\s,]+)\s*"
     r"(?:and|with|/|,)\s*(?:(?:the\s+)?password\s+)?(?P<v>[^\s]+)",
@@ -174,13 +198,27 @@ _USER_SLASH_PASS = re.compile(
     rf"(?:{COPULA}|\s+)(?P<user>[^\s/]{{2,}})\s*/\s*(?P<v>[^\s/]{{3,}})",
     re.I,
 )
+# A user and a password named one after the other: "user: bob / pass: hunter22", "acct bob
+# pass hunter22", "login admin pw admin123", "Benutzer mueller Kennwort Herbst23", "用户名 li
+# 密码 abc123". The value after the password word is the secret.
+_USER_WORD = (
+    r"user(?:name|id)?|login|acct|account|benutzer(?:name)?|nutzer|utilisateur|identifiant"
+    r"|usuario|cuenta|用户名?|账号|帐号"
+)
+_USER_PASS = re.compile(
+    rf"(?<![A-Za-z])(?i:{_USER_WORD})\s*[:=]?\s*(?P<user>[^\s/,;|]{{2,}})\s*[/,;|]?\s*"
+    rf"(?:and\s+|und\s+|et\s+|y\s+)?(?P<noun>(?i:{_PASSWORD}|pass|pwd|pw|passwd|mdp|clave|密码))"
+    r"(?![A-Za-z])\s*(?:[:=]|is|ist|es|est)?\s*(?P<v>[^\s/,;|]{3,})",
+)
 # A password word, then within a few words something that cannot be prose: "my email
 # password is the same: Hunter#2024".
 _PASSWORD_NEAR = re.compile(
-    r"(?<![A-Za-z])(?:pass(?:word|wd|phrase|code)|pwd|pw)\b[^.!?\n]{0,40}?"
-    r"(?<![\w@/.:-])(?P<v>[^\s/@]{6,64})(?=[\s,.;!?)]*(?:\s|$))",
+    rf"(?<![A-Za-z])(?:{_PASSWORD}|pass(?:phrase|code)|pwd|pw)\b(?P<w>[^.!?\n]{{0,40}}[^\s]*)",
     re.I,
 )
+# A word of the window after a password word: each is tried ("the same password everywhere:
+# Qwerty!234" has its value after a word that ends in a colon).
+_NEAR_TOKEN = re.compile(r"(?<![\w@/.:-])[^\s/@]{6,64}(?=[\s,.;!?)]*(?:\s|$))")
 _BEARER = re.compile(r"\bbearer\s+(?P<v>[A-Za-z0-9._~+/=-]{16,})", re.I)
 
 _CODE_REFERENCE = re.compile(
@@ -216,7 +254,7 @@ def _plausible(value: str, noun: str) -> bool:
     if _PIN_NOUNS.match(noun):
         return sum(ch.isdigit() for ch in value) >= 3
     word = value.lower().strip(".,!?")
-    if word in NOT_A_VALUE or word in cues.NOT_A_SECRET_EU:
+    if word in NOT_A_VALUE or word in cues.NOT_A_SECRET_EU or prose_shaped(value):
         return False
     if _LOOSE_NOUNS.search(noun):
         return _generated_looking(value)
@@ -288,14 +326,14 @@ def _token_spans(text: str, values: Iterable[str]) -> set[tuple[int, int]]:
 # is one run of 16+ characters without spaces; every conversational form names a secret.
 _LONG_RUN = re.compile(r"[^\s]{16,}")
 _SECRET_HINT = re.compile(
-    r"\b(?:pass(?:word|wd|phrase|code)?s?|pwd|pw|pin|code|combo|combination|\w*keys?|secrets?|"
+    rf"(?:{_PASSWORD})|\b(?:pass(?:phrase|code)?s?|pwd|pw|pin|code|combo|combination|\w*keys?|secrets?|"
     r"\w*tokens?|creds?|credentials|login|log(?:ged|ging)?[\s-]?[io]n|account|seed|recovery|"
     r"mnemonic|backup|contrase[ñn]as?|kennwort|passwort|bearer|auth\w*|api\w*)\b",
     re.I,
 )
 # Stems of the cue words in other languages (and Chinese characters for secrets).
 _INTL_HINT = re.compile(
-    r"\b(?:pass|kennw|mots?\s+de\s+passe|mdp|contras|clave|c[oó]digo|\w*code|pin|nip|senha|"
+    r"\b(?:pass|kenn?w|mots?\s+de\s+pass|mdp|contras|clave|c[oó]digo|\w*code|pin|nip|senha|"
     r"chiave|chave|cl[eé]|schl[üu]ssel|zugang|geheim|sicherheit|digicode|identifiants|llave|"
     r"parola|t[üu]rcode|passwort|m?tan\b|best[äa]tigungscode)"
     r"|密|口令|钥|鑰|助记|助記|验证|驗證|动态码|校验码|令牌|パスワード|暗証|비밀|암호",
@@ -306,13 +344,14 @@ _INTL_HINT = re.compile(
 # Substrings at least one of which every conversational form holds: a C-speed test on the
 # lower-cased text before any regex runs (most chat turns hold none).
 _EN_STEMS = (
-    "pass", "pw", "pin", "code", "combo", "combination", "key", "secret", "token", "cred",
+    "pass", "pasw", "p@s", "pa$", "p4s", "pw", "pin", "code", "combo", "combination", "key",
+    "secret", "token", "cred", "kenw", "mot de pas",
     "login", "log in", "log-in", "logged", "logon", "account", "seed", "recovery", "mnemonic",
     "backup", "contras", "kennwort", "passwort", "bearer", "auth", "api",
 )  # fmt: skip
 _INTL_STEMS = (
-    "pass", "kennw", "mdp", "contras", "clave", "digo", "code", "pin", "nip", "senha", "chiave",
-    "chave", "cl\u00e9", "cle", "schl", "zugang", "geheim", "sicherheit", "identifiants",
+    "pass", "kennw", "kenw", "mdp", "contras", "clave", "digo", "code", "pin", "nip", "senha",
+    "chiave", "chave", "cl\u00e9", "cle", "schl", "zugang", "geheim", "sicherheit", "identifiants",
     "llave", "parola", "tan", "best", "密", "口令", "钥", "鑰", "助记", "助記", "验证", "驗證",
     "动态码", "校验码", "令牌", "パスワード", "暗証", "비밀", "암호",
 )  # fmt: skip
@@ -368,7 +407,13 @@ def _generic(text: str, noun_start: int) -> bool:
 def _conversational(text: str) -> Iterator[Finding]:
     for pattern in (_NOUN_VALUE, _CHANGED_TO):
         for m in pattern.finditer(text):
-            if _generic(text, m.start("noun")):
+            if pattern is _CHANGED_TO and m.group("noun2"):
+                start = m.start("v2")
+                end = trim_value(text, start, m.end("v2"))
+                if _plausible(text[start:end], m.group("noun2")):
+                    yield Finding(CATEGORY, start, end)
+                continue
+            if _generic(text, m.start("noun")) or _public_code(text, m.start("noun"), m):
                 continue
             group = "q" if m.group("q") is not None else "v"
             start, end = m.span(group)
@@ -380,19 +425,30 @@ def _conversational(text: str) -> Iterator[Finding]:
         start, end = m.start("v"), trim_value(text, m.start("v"), m.end("v"))
         value = text[start:end]
         pin = _PIN_NOUNS.match(m.group("noun"))
-        shaped = (value.isdigit() and len(value) >= 4) if pin else _generated_looking(value)
+        # "PIN 4821", "passcode 7391", "pwd 80512": four digits or more are a secret after
+        # any of these nouns; other values must look generated.
+        digits = value.isdigit() and len(value) >= 4
+        # "gate code 4455#": a keypad's own keys may end it
+        keyed = len(value) <= 12 and sum(ch.isdigit() for ch in value) >= 4 and value.isascii()
+        shaped = keyed if pin else digits or _generated_looking(value)
         if shaped and _plausible(value, m.group("noun")):
             yield Finding(CATEGORY, start, end)
     for m in _USER_SLASH_PASS.finditer(text):
         start, end = m.start("v"), trim_value(text, m.start("v"), m.end("v"))
         if _plausible(text[start:end], "password"):
             yield Finding(CATEGORY, start, end)
-    for m in _PASSWORD_NEAR.finditer(text):
+    for m in _USER_PASS.finditer(text):
         start, end = m.start("v"), trim_value(text, m.start("v"), m.end("v"))
-        if _strongly_generated(text[start:end]):
+        value = text[start:end]
+        if _plausible(value, "password") and (len(value) >= 4 or value.isdigit()):
             yield Finding(CATEGORY, start, end)
-    for m in _SEED_PHRASE.finditer(text):
-        yield Finding(CATEGORY, m.start("v"), m.end("v"))
+    for m in _PASSWORD_NEAR.finditer(text):
+        for token in _NEAR_TOKEN.finditer(text, m.start("w"), m.end("w")):
+            start, end = token.start(), trim_value(text, token.start(), token.end())
+            if _strongly_generated(text[start:end]):
+                yield Finding(CATEGORY, start, end)
+                break
+    # recovery phrases: seeds.find (named, or checksummed)
     for m in _LOGIN_PAIR.finditer(text):
         start, end = m.span("v")
         if _plausible(text[start:end], "password"):
@@ -403,6 +459,49 @@ def _conversational(text: str) -> Iterator[Finding]:
         if _plausible(first, "password") and len(value.split()) == 1:
             for start, end in _spans_of(text, first):
                 yield Finding(CATEGORY, start, trim_value(text, start, end))
+
+
+# A PIN said digit by digit: "PIN: 4 8 1 9", "pin number 8-1-4-2", "code de l'alarme est
+# 4 7 7 1", "支付密码 1 3 5 7". The noun is any PIN or password word in the cue languages.
+_SPACED_DIGITS_HINT = re.compile(r"\d[ .-]\d[ .-]\d[ .-]\d")
+_SPACED_PIN = re.compile(
+    rf"(?<![A-Za-z])(?:{_PIN_NOUN}|{_PASSWORD}|pass(?:code|phrase)|pwd|pw|{cues.PIN_NOUNS_EU}"
+    rf"|{cues.SECRET_NOUNS_EU}|{cues.PIN_NOUNS_ZH}|{cues.SECRET_NOUNS_ZH})(?![A-Za-z])"
+    r"[^\d\n.!?]{0,16}?(?<!\d)(?P<v>\d(?:[ .-]\d){3,7})(?![\d]|[ .-]\d)",
+    re.I,
+)
+
+
+def find_pins(text: str) -> Iterator[Finding]:
+    """PINs and short codes in any of the cue languages: written with a space, dot or dash
+    between every digit, named by what they open, or given before their noun."""
+    if _SPACED_DIGITS_HINT.search(text):
+        for m in _SPACED_PIN.finditer(text):
+            yield Finding(CATEGORY, m.start("v"), m.end("v"))
+    if not enough_digits(text, 4) or not _mentions(text, _CODE_STEMS):
+        return
+    for m in _CODE_FOR.finditer(text):
+        context = f"{m.group('before') or ''}{m.group('mid')}"
+        if not _PUBLIC_CODE.search(context) and not _UNIT_AFTER.match(text, m.end("v")):
+            yield Finding(CATEGORY, m.start("v"), m.end("v"))
+    for m in _VALUE_AS_PIN.finditer(text):
+        yield Finding(CATEGORY, m.start("v"), m.end("v"))
+
+
+_CODE_STEMS = ("code", "digo", "codice", "pin", "pass")
+_UNIT_AFTER = re.compile(
+    r"\s*(?i:words?|lines?|pages?|characters?|chars|people|members|users|euros?|dollars?"
+    r"|Wörter|Zeilen|Seiten|mots|lignes|palabras|l[íi]neas|%|km|kg)\b"
+)
+_CODE_NOUN_END = re.compile(r"(?i:code(?:\s+(?:to|for)\s+.*)?)$")
+
+
+def _public_code(text: str, noun_start: int, m: re.Match[str]) -> bool:
+    """ "the zip code for the office is 94103": a code nobody keeps secret."""
+    if not _CODE_NOUN_END.search(m.group("noun") or ""):
+        return False
+    before = text[max(0, noun_start - 12) : noun_start]
+    return _PUBLIC_CODE.search(f"{before} {m.group('noun')}") is not None
 
 
 def _keyword_near_entropy(text: str) -> Iterator[Finding]:
@@ -432,6 +531,8 @@ _EU_SECRET = re.compile(
     r"|sur|para(?:\s+el|\s+la)?|al|en|do|da|di|della|per)"
     r"(?:\s+[\w'\u2019-]+){1,2}?)?"
     rf"(?:{cues.COPULA_EU}|\s+(?=\S*\d))"
+    # "Meine PIN ist die 4711", "le code c'est le 1793": an article before digits
+    r"(?:(?:die|der|das|le|la|el|the)\s+(?=\S*\d))?"
     rf"(?:{_QUOTED}|(?P<v>[^\s\"'\u201c\u2018`«][^\s»]*))",
     re.I,
 )
@@ -497,7 +598,7 @@ def _eu_plausible(value: str, noun: str) -> bool:
         digits = sum(ch.isdigit() for ch in value)
         return len(value) <= 12 and (digits >= 4 or (digits >= 3 and value.isalnum()))
     word = value.lower().strip(".,!?")
-    if word in cues.NOT_A_SECRET_EU or word in NOT_A_VALUE:
+    if word in cues.NOT_A_SECRET_EU or word in NOT_A_VALUE or prose_shaped(value):
         return False
     if _EU_LOOSE.fullmatch(noun.strip()):  # "la clave es practicar": the key is practice
         return _generated_looking(value)

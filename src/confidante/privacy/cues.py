@@ -14,12 +14,12 @@ SECRET_NOUNS_ZH = (
 PIN_NOUNS_ZH = r"(?:PIN|pin)\s*码|验证码|驗證碼|动态码|校验码|门禁密码|门锁密码"
 SECRET_NOUNS_EU = (
     # German
-    r"(?:WLAN-|Wlan-|E-Mail-|Email-|Konto-|Online-Banking-|Router-)?(?:Passwort|Kennwort)"
+    r"(?:WLAN-|Wlan-|E-Mail-|Email-|Konto-|Online-Banking-|Router-)?(?:Pass?wort|Ken{1,2}wort)"
     r"|Zugangsdaten|Zugangscode|Geheimcode|Sicherheitscode|API-Schlüssel|API-Key"
     r"|(?:WLAN|WiFi|WPA|Netzwerk)-?Schlüssel|Best[äa]tigungscode|m?TAN"
     r"|privater\s+Schlüssel|geheimer\s+Schlüssel"
     # French
-    r"|mots?\s+de\s+passe|mdp|code\s+secret|code\s+confidentiel|code\s+d['\u2019]acc[eè]s"
+    r"|mots?[\s-]de[\s-]pass?e?|mdp|code\s+secret|code\s+confidentiel|code\s+d['\u2019]acc[eè]s"
     r"|cl[ée]\s+(?:API|secr[eè]te|priv[ée]e|wifi|wi-fi|du\s+wifi)|code\s+(?:du\s+)?wi-?fi"
     r"|identifiants"
     # Spanish
@@ -29,7 +29,10 @@ SECRET_NOUNS_EU = (
     r"|senha|palavra-passe|chave\s+privada|parola\s+d['\u2019]ordine|chiave\s+privata"
 )
 PIN_NOUNS_EU = (
-    r"PIN(?:-Code|-Nummer|code)?|Geheimzahl|Geheimnummer|Türcode|Torcode|Tür-Code"
+    r"PIN(?:-Code|-Nummer|code)?|Geheimzahl|Geheimnummer|Türcode|Torcode|Tür-Code|PUK"
+    # German compounds: "Entsperrcode", "Zugangs-PIN", "SIM-PIN", "Freischaltcode"
+    r"|(?:Entsperr|Sperr|Zugangs|Zugriffs|Freischalt|Türöffner|Handy|Geräte|Bildschirm|SIM"
+    r"|Schloss|Safe)-?(?:code|pin)"
     r"|code\s+(?:de\s+(?:la\s+|ma\s+|mon\s+)?)?(?:carte(?:\s+bleue)?|cb|s[ée]curit[ée]"
     r"|d[ée]verrouillage|alarme|cadenas)"
     r"|c[óo]digo\s+(?:de\s+(?:mi\s+|la\s+)?)?(?:tarjeta|seguridad|desbloqueo|alarma|candado)"
@@ -42,10 +45,13 @@ PIN_NOUNS_EU = (
 # Copulas: "ist", "lautet", "est", "c'est", "es", "era", "é", "è", Chinese 是/为.
 COPULA_EU = (
     r"(?:\s*,?\s*(?:(?:ist|lautet|lauten|war|sind|est|c['\u2019]est|était|es|era|sigue\s+siendo"
-    r"|é|è|is)\b|[:=])\s*(?:(?:jetzt|nun|immer\s+noch|maintenant|toujours|ahora|ya|todavía"
+    r"|é|è|is)\b|[:=?])\s*(?:(?:jetzt|nun|immer\s+noch|maintenant|toujours|ahora|ya|todavía"
     r"|agora|ora)\s+)?(?::\s*)?)"
 )
-COPULA_ZH = r"\s*(?:是|为|為|就是|改成了?|改为|设置为|设为|换成了?|:)?\s*"
+# Mixed-language chat borrows the copula too: "密码 is abc12345", "密码 ist ...".
+COPULA_ZH = (
+    r"\s*(?:是|为|為|就是|改成了?|改为|设置为|设为|换成了?|:|(?i:is|ist|est|es|=)(?=\s))?\s*"
+)
 
 # Words a value slot holds in ordinary talk: "Mein Passwort ist zu kurz", "mot de passe
 # oublié", "la contraseña es muy larga". Lower case; never a secret on their own.
@@ -83,7 +89,7 @@ PHONE_CUES = (
     r"|handy(?:nummer)?|telefon(?:nummer)?|festnetz|mobil(?:nummer|funk)?|rufnummer"
     r"|ruf\s+(?:mich\s+)?an|erreichbar\s+unter|unter\s+der\s+nummer"
     r"|(?:meine|deine|seine|ihre|unsere|eure)\s+(?:\w+)?nummer"
-    r"|t[ée]l[ée]phone|t[ée]l\.?|portable|\bfixe\b|\bgsm\b|\bfijo\b|(?:mon|ton|son|notre|votre)\s+num[ée]ro|appelle[sz]?(?:-moi)?(?:\s+au)?|joignable\s+au"
+    r"|t[ée]l[ée]phone|t[ée]l\.?|portable|\bfixe\b|\bgsm\b|\bfijo\b|(?:mon|ton|son|notre|votre)\s+num[ée]ro|(?:m['\u2019])?appel(?:le[sz]?|er|ez)(?:-moi)?(?:\s+au)?|joindre\s+au|contacter\s+au|joignable\s+au"
     r"|tel[ée]fono|m[óo]vil|celular|llámame(?:\s+al)?|llamame(?:\s+al)?|whats"
     r"|(?:mi|tu|su|meu|seu|il\s+mio)\s+n[úu]mero"
     r"|telefone|telemóvel|ligue(?:-me)?|cellulare|telefono|chiamami"
@@ -93,9 +99,15 @@ PHONE_CUES = (
 # Words that name a government id (cue before the number).
 GOV_ID_CUES = (
     r"身份证(?:号码?|號碼?)?|身份證(?:號碼?)?|居民身份证|护照(?:号码?)?|護照(?:號碼?)?|社保(?:卡)?号|"
+    r"(?:港澳|往来港澳|台湾|赴台)?通行证(?:号码?)?|台胞证(?:号码?)?|居住证(?:号码?)?|军官证(?:号码?)?|"
+    r"医保卡?号|社会保障号码?|"
     r"Sozialversicherungsnummer|Rentenversicherungsnummer|Reisepass(?:nummer)?|"
-    r"Ausweis(?:nummer)?|Steuernummer|Steueridentifikationsnummer|Steuer-?(?:ID|IdNr)|"
+    # "Versichertennummer", "Krankenversicherungsnummer", "Krankenkassennummer"
+    r"[A-Za-zäöü]*versicher(?:ten|ungs)-?(?:nummer|Nr\.?)|Krankenkassennummer|"
+    r"Ausweis(?:nummer)?|Steuer-?(?:Identifikations-?)?(?:nummer|ID|IdNr|Nr\.?)|"
     r"num[ée]ro\s+de\s+s[ée]curit[ée]\s+sociale|s[ée]cu|NIR|num[ée]ro\s+fiscal|"
+    # "n° SS", "n° de sécu", "numéro INSEE", "carte Vitale"
+    r"(?:n[°º]|num[ée]ro)\s*(?:de\s+)?(?:SS|INSEE)\b|carte\s+vitale|"
     r"num[ée]ro\s+de\s+passeport|passeport|carte\s+d['\u2019]identit[ée]|"
     r"pasaporte|n[úu]mero\s+de\s+(?:la\s+)?seguridad\s+social|c[ée]dula|documento\s+de\s+identidad|"
     r"carteira\s+de\s+identidade|codice\s+fiscale|carta\s+d['\u2019]identit[àa]|"
@@ -107,7 +119,8 @@ GOV_ID_CUES = (
 
 # Words that name a bank card or account.
 CARD_CUES = (
-    r"银行卡(?:号)?|卡号|信用卡|借记卡|储蓄卡|银联|UnionPay|帐号|账号|账户|帳號|银行|"
+    # any card in Chinese ("工资卡", "储蓄卡", "借记卡"): the number after it must be card-long
+    r"银行卡(?:号)?|卡号|信用卡|借记卡|储蓄卡|卡|银联|UnionPay|帐号|账号|账户|帳號|银行|"
     r"Kreditkarte|Karte(?:nnummer)?|Kontonummer|Bankkonto|"
     r"carte\s+(?:bancaire|de\s+crédit|bleue)|num[ée]ro\s+de\s+carte|compte\s+bancaire|RIB|"
     r"tarjeta|n[úu]mero\s+de\s+(?:la\s+)?tarjeta|cuenta(?:\s+bancaria)?|cart[ãa]o|conta"
@@ -117,7 +130,8 @@ CARD_CUES = (
 ACCOUNT_CUES = (
     r"num[ée]ro\s+de\s+compte|n[°º]\s*de\s+compte|(?:mon|ton|son|notre|votre)\s+compte"
     r"|compte\s+(?:bancaire|courant|ch[èe]que|joint|[ée]pargne)|cl[ée]\s+RIB|RIB"
-    r"|Kontonummer|Konto-?Nr\.?|Kontonr\.?|Bankkonto|(?:mein|dein|sein|ihr|unser)\s+Konto"
+    r"|Kontonummer|Konto-?Nr\.?|Kontonr\.?|Kto\.?-?\s?(?:Nr\.?)?|Bankkonto|Konto\b"
+    r"|BLZ|Bankleitzahl"
     r"|n[úu]mero\s+de\s+(?:la\s+)?cuenta|(?:mi|tu|su|nuestra)\s+cuenta"
     r"|cuenta\s+(?:bancaria|corriente|de\s+ahorros?)|CLABE(?:\s+interbancaria)?|CBU|CVU"
     r"|n[úu]mero\s+da\s+conta|conta\s+corrente|numero\s+di\s+conto|conto\s+corrente"

@@ -53,7 +53,7 @@ _TIME_AFTER_AT = {
     "night": "at night",
 }
 _PREP_IN_LANGUAGE = re.compile(
-    r"(?:(?P<de>\b(?:um|gegen|ab|bis))|(?P<fr>(?<!\w)(?:à|vers|dès|avant|après|jusqu['\u2019]à))"
+    r"(?:(?P<de>\b(?:um|gegen|ab|bis|von))|(?P<fr>(?<!\w)(?:à|vers|dès|avant|après|jusqu['\u2019]à))"
     r"|(?P<es>\b(?:a|hacia|sobre|desde|hasta|antes\s+de|después\s+de)\s+las?))\s+$",
     re.I,
 )
@@ -192,4 +192,4 @@ def _place(text: str, f: Finding, later: list[Finding], floor: int) -> tuple[int
     if kind == "corner":
         corner = _CORNER_OF.search(text, floor, f.start)
         return (corner.start() if corner else f.start), f.end, "a street corner"
-    return start if kind in ("landmark", "school") else f.start, f.end, places.describe(kind)
+    return start if kind in places.WHOLE_NAME_KINDS else f.start, f.end, places.describe(kind)

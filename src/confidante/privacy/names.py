@@ -95,6 +95,11 @@ _ROLE_AFTER = re.compile(
     r"is\s+(?:the|our|my|their|a|an)\s+(?!\w+\s+(?:of|in)\s+[A-Z])\w+|"
     r"was\s+(?:the|our|my|their)\s+\w+)\b"
 )
+# A plain first name (never an ordinary word) as the subject of a clause in any language:
+# "José trae el pan", "Zoë und Jörg leiten das Training", "Chloé organise le tournoi".
+_SUBJECT_AFTER = re.compile(
+    r"^(?:\s*(?:,|und|and|et|y|e|&)\s*[A-ZÀ-Þ][\w'\u2019-]+)?\s+[a-zà-öø-ÿß]{2,}\b"
+)
 _PLACE_AFTER = re.compile(
     r"^\s+(?:Street|St|Road|Rd|Avenue|Ave|Lane|Drive|Boulevard|Blvd|Way|Park|Lake|Station|"
     r"Square|Bridge|Hill|Heights|Village|District|Gardens|Center|Centre|Hall|University|"
@@ -254,7 +259,13 @@ def _is_name(
     social = _SOCIAL_BEFORE.search(before) is not None
     follows = _AFTER.match(after) is not None
     if word in plain:
-        return social or follows or _ROLE_AFTER.match(after) is not None
+        return (
+            social
+            or follows
+            or _ROLE_AFTER.match(after) is not None
+            # not the end of a longer proper noun ("San Francisco has ...")
+            or (_SUBJECT_AFTER.match(after) is not None and not _PREVIOUS_WORD.search(before))
+        )
     if word in common:
         sentence_start = not before.strip() or before.rstrip()[-1] in '.!?:;"\u201c'
         return follows or (social and not sentence_start)
@@ -303,7 +314,7 @@ _ZH_NOT_GIVEN = frozenset(
 )
 _ZH_PERSON = re.compile(
     rf"{_ZH_BEFORE}(?P<n>(?:{_ZH_DOUBLE_SURNAMES}|[{_ZH_SURNAMES}])[\u4e00-\u9fff]{{1,2}}?)"
-    rf"(?=(?:{_ZH_AFTER}))"
+    rf"(?=\s?(?:{_ZH_AFTER}))"
 )
 _ZH_NOT_NAMES = frozenset(
     """马上 周末 周围 周一 周二 周三 周四 周五 周六 周日 高兴 高中 高铁 高速 高级 高手

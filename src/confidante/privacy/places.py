@@ -61,6 +61,17 @@ _LANDMARK = re.compile(
     rf"|(?:{_CAP}\s+){{1,3}}(?i:{_LANDMARK_TYPES})\b(?:\s+(?i:station))?"
     rf"|[A-ZÄÖÜ][\wäöüß]+(?:platz|bahnhof|park|markt|brücke|tor))"
 )
+# Where someone works or studies, said of anyone ("the owner works at St. Mary's Hospital",
+# "she teaches at Lakeside Clinic", "er arbeitet im Klinikum Nord" is a landmark already).
+_WORKPLACE_NOUNS = (
+    r"Hospital|Clinic|Medical\s+Cent(?:er|re)|Health\s+Cent(?:er|re)|Surgery|Library|Church"
+    r"|School|College|Nursery|Daycare|Pharmacy"
+)
+_WORKPLACE = re.compile(
+    r"\b(?:works?|working|worked|teach(?:es|ing)?|taught|volunteers?|volunteering|studies"
+    r"|studying|attends?|attending|nurse|doctor|receptionist|employed|job)\s+(?:at|in|for)\s+"
+    rf"(?:the\s+)?(?P<v>(?:{_CAP}\s+){{1,3}}(?:{_WORKPLACE_NOUNS}))\b"
+)
 _AREA_WORDS = r"District|Quarter|Heights|Village|Borough|Ward|Barrio|Kiez|Arrondissement"
 # A place word or a comma ("Williamsburg, Brooklyn") before a run of capitalised words;
 # only runs the gazetteer knows, or that end in an area word, count.
@@ -190,6 +201,8 @@ def find(text: str) -> Iterator[Finding]:
     for pattern in (_STATE_ZIP, _CUED_POSTCODE, _STREET, _CORNER):
         for m in pattern.finditer(text):
             yield Finding(CATEGORY, m.start("v"), m.end("v"))
+    for m in _WORKPLACE.finditer(text):
+        yield Finding(CATEGORY, m.start("v"), m.end("v"))
     personal = FIRST_PERSON.search(text) is not None
     if personal:
         for m in _LANDMARK.finditer(text):
@@ -268,7 +281,18 @@ _DESCRIPTIONS = {
     "landmark": "a local landmark",
     "neighbourhood": "a neighbourhood",
     "school": "a local school",
+    "hospital": "a local hospital",
+    "clinic": "a local clinic",
+    "library": "a local library",
+    "church": "a local church",
 }
+# Kinds whose stand-in takes the place of "the" before the name too.
+WHOLE_NAME_KINDS = frozenset({"landmark", "school", "hospital", "clinic", "library", "church"})
+_INSTITUTION = re.compile(
+    r".*\b(?P<k>Hospital|Clinic|Medical\s+Cent(?:er|re)|Health\s+Cent(?:er|re)|Library|Church"
+    r"|School|College)",
+)
+_INSTITUTION_KIND = {"medical": "clinic", "health": "clinic", "college": "school"}
 
 
 def kind_of(place: str) -> str:
@@ -287,6 +311,10 @@ def kind_of(place: str) -> str:
         return "postcode"
     if place in subcity_places():
         return "neighbourhood"
+    institution = _INSTITUTION.fullmatch(place)
+    if institution:
+        word = institution.group("k").split()[0].lower()
+        return _INSTITUTION_KIND.get(word, word)
     if _LANDMARK_WORD.search(place):
         return "landmark"
     if _STREET_WORD.search(place):

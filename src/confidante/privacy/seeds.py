@@ -32,6 +32,20 @@ _CUE = re.compile(
     r"|recupero|carteira|recupera[çc][ãa]o|助记词|助記詞|恢复短语|钱包|錢包)"
 )
 _SENTENCE_END = re.compile(r"[.!?。\n]\s")  # folded text: full-width marks are ASCII
+# A phrase named as one, then 12 to 24 words of any list or language (German has no BIP-39
+# list; a wallet may use its own): "Wiederherstellungsphrase: ozean tiger ...", "seed phrase
+# is ...", "助记词 ...", "frase semilla: ...". Lower-case words only, as wallets print them.
+_NAMED_PHRASE = re.compile(
+    r"(?i:seed(?:\s*phrase|\s*words)?|mnemonic(?:\s+phrase)?|recovery\s+(?:phrase|words|seed)"
+    r"|backup\s+(?:phrase|words)|secret\s+recovery\s+phrase|wiederherstellungs(?:phrase|sätze?|wörter)"
+    r"|seed-?phrase|phrase\s+(?:de\s+r[ée]cup[ée]ration|secr[èe]te|mn[ée]monique)|mots\s+de\s+r[ée]cup[ée]ration"
+    r"|frase\s+(?:semilla|de\s+recuperaci[óo]n|mnem[óo]nica|secreta|de\s+respaldo)|palabras\s+semilla"
+    r"|助记词|助記詞|恢复短语|恢复词)"
+    # "seed phrase for my old wallet is ...": a few words, then a colon or a copula
+    r"(?:(?:\s+[\w'\u2019-]+){0,4}?(?:\s*[:=]\s*|\s+(?:is|are|ist|sind|lautet|lauten|est|sont|es|son|são|是|为)\s*:?\s*)"
+    r"|\s*(?:是|为)?\s*)"
+    r"(?P<v>[a-zà-öø-ÿß\u4e00-\u9fff]+(?:[\s,]+(?:\d{1,2}[.):]?\s*)?[a-zà-öø-ÿß\u4e00-\u9fff]+){11,23})"
+)
 
 
 @cache
@@ -51,9 +65,14 @@ def _all_words() -> frozenset[str]:
 
 def find(text: str) -> Iterator[Finding]:
     """Yield recovery-phrase spans in ``text``."""
-    if len(text) < _MIN_WORDS * 3:
+    if len(text) < _MIN_WORDS * 2:
         return
     low = text.lower()
+    if any(stem in low for stem in _NAMED_STEMS):
+        for m in _NAMED_PHRASE.finditer(text):
+            yield from _named(text, m)
+    if len(text) < _MIN_WORDS * 3:
+        return
     known = _all_words()
     # The cheap test first: twelve list words in a row, ignoring what lies between them.
     flags = "".join("1" if w in known else "0" for w in _WORD.findall(low))
@@ -70,6 +89,36 @@ def find(text: str) -> Iterator[Finding]:
             yield from _judge(text, run)
             run = []
     yield from _judge(text, run)
+
+
+# Substrings each name of a phrase holds: the cheap test before _NAMED_PHRASE runs.
+_NAMED_STEMS = ("seed", "mnemonic", "recovery", "backup", "wiederherstellung", "phrase", "frase",
+                "mots de r", "palabras", "助记", "助記", "恢复")  # fmt: skip
+# Words no wallet list holds (BIP-39 words have 3 to 8 letters and no grammar words): their
+# presence means prose about a phrase ("my seed phrase is in the safe under my bed").
+_PROSE_WORDS = frozenset(
+    """the and with this that what where when which from into under over your their about
+    have has had was were been are not but you they them his her its our out for can will
+    der die das und ist ein eine mit nicht ich wir sie auf aus bei unter mein meine dem den
+    les des une est pas pour dans avec sur sous mon mes que qui elle nous vous
+    los las una con por para que del mis mío bajo sobre""".split()
+)
+_TOKEN = re.compile(r"[^\s,\d.):]+")
+
+
+def _named(text: str, m: re.Match[str]) -> Iterator[Finding]:
+    """The words after a phrase's name, when they read as a list and not as a sentence."""
+    cue = text[m.start() : m.start("v")].strip().lower()
+    if cue.startswith("seed") and ":" not in cue and "=" not in cue and len(cue.split()) < 2:
+        return  # "a seed is what we planted": a bare "seed" needs a colon
+    words = list(_TOKEN.finditer(text, m.start("v"), m.end("v")))
+    if any(len(w.group()) <= 2 and w.group().isascii() for w in words):
+        return
+    if any(w.group().lower() in _PROSE_WORDS for w in words):
+        return
+    size = max((n for n in _LENGTHS if n <= len(words)), default=0)
+    if size:
+        yield Finding(CATEGORY, words[0].start(), words[size - 1].end())
 
 
 def _judge(text: str, run: list[re.Match[str]]) -> Iterator[Finding]:

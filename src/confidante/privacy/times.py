@@ -20,6 +20,34 @@ _NUMBER_WORDS = {
     for i, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split())
 }
 _WORD_HOUR = "|".join(_NUMBER_WORDS)
+# Hours written as words in German, French and Spanish ("um halb sieben", "à huit heures et
+# demie", "a las siete y media"), and the minutes people say with them.
+_INTL_HOURS = {
+    **dict.fromkeys(("ein", "eins", "une", "una"), 1),
+    **dict.fromkeys(("zwei", "deux", "dos"), 2),
+    **dict.fromkeys(("drei", "trois", "tres"), 3),
+    **dict.fromkeys(("vier", "quatre", "cuatro"), 4),
+    **dict.fromkeys(("fünf", "cinq", "cinco"), 5),
+    **dict.fromkeys(("sechs", "six", "seis"), 6),
+    **dict.fromkeys(("sieben", "sept", "siete"), 7),
+    **dict.fromkeys(("acht", "huit", "ocho"), 8),
+    **dict.fromkeys(("neun", "neuf", "nueve"), 9),
+    **dict.fromkeys(("zehn", "dix", "diez"), 10),
+    **dict.fromkeys(("elf", "onze", "once"), 11),
+    **dict.fromkeys(("zwölf", "douze", "doce"), 12),
+}
+_DE_HOUR = "eins|ein|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|elf|zwölf"
+_FR_HOUR = "une|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|onze|douze"
+_ES_HOUR = "una|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce"
+_MINUTE_WORDS = r"fifteen|thirty|forty[\s-]five|forty|fifty|twenty|o[\s-](?:five|nine|eight|seven)"
+_FR_MINUTES = (
+    r"et\s+(?:demie?|quart)|moins\s+(?:le\s+quart|cinq|dix|vingt(?:-cinq)?)"
+    r"|cinq|dix|quinze|vingt(?:-cinq)?|trente|quarante(?:-cinq)?|cinquante"
+)
+_ES_MINUTES = (
+    r"y\s+(?:media|cuarto|cinco|diez|veinte|veinticinco)|menos\s+(?:cuarto|cinco|diez|veinte"
+    r"|veinticinco)|en\s+punto"
+)
 _TIME = re.compile(
     rf"""(?ix)
     (?P<prep>\b(?:at|around|about|by|until|till|before|after|from|since
@@ -29,8 +57,19 @@ _TIME = re.compile(
         (?P<h1>[01]?\d|2[0-3])(?:[:.h]|\s?h\s)(?P<m1>[0-5]\d)(?!\d|\.\d)(?:\s*{_AMPM})?
       | (?P<h2>1[0-2]|0?[1-9])\s*{_AMPM.replace("ampm", "ampm2")}
       | (?P<h3>1[0-2]|0?[1-9]|{_WORD_HOUR})\s*o['\u2019]?\s?clock
-      | (?P<frac>half\s+past|quarter\s+past|quarter\s+to)\s+(?P<h4>1[0-2]|0?[1-9]|{_WORD_HOUR})\b
-      | (?P<word>noon|midday|midnight|mittags|midi|minuit|mediodía|medianoche)
+      | (?P<frac>(?:(?:a\s+)?(?:half|quarter)|five|ten|twenty(?:[\s-]five)?)\s+(?:past|to|after)
+            |half\s+past)\s+
+            (?P<h4>1[0-2]|0?[1-9]|{_WORD_HOUR})\b
+      | (?P<h8>{_WORD_HOUR})[\s-](?:{_MINUTE_WORDS})\b
+      | (?P<dehalf>halb|viertel\s+nach|viertel\s+vor|dreiviertel|drei\s+viertel)\s+
+            (?P<h9>{_DE_HOUR}|1[0-2]|0?[1-9])\b
+      | (?P<h10>{_DE_HOUR})\s+Uhr\b(?:\s+(?:fünfzehn|dreißig|dreissig|fünfundvierzig|zehn
+            |zwanzig|fünf|vierzig|fünfzig)\b)?
+      | (?P<h11>{_FR_HOUR}|1[0-2]|0?[1-9]|1[3-9]|2[0-3])\s+heures?\b(?:\s+(?:{_FR_MINUTES})\b)?
+      | (?:(?<=\bla\s)|(?<=\blas\s))(?P<h12>{_ES_HOUR})\b(?:\s+(?:{_ES_MINUTES})\b)?
+      | (?<=\blas\s)(?P<h13>1[0-2]|0?[1-9])\s+(?:{_ES_MINUTES})\b
+      | (?P<word>noon|midday|midnight|mittags|(?:midi|minuit)(?:\s+et\s+(?:demie?|quart))?
+            |mediodía|medianoche)
       | (?P<h6>[01]?\d|2[0-3])\s?(?:h(?![\w])|Uhr\b)(?(prep)|(?!))
       | (?<=\blas\s)(?P<h7>1[0-2]|0?[1-9])(?![\d:.,]|\s*h\b)
       | (?<=\bat\s)(?P<h5>1[0-2]|0?[1-9])(?=\s+(?:every|each|in\s+the|on\s+(?:week|mon|tue|wed
@@ -42,9 +81,28 @@ _TIME = re.compile(
     """
 )
 _WORD_TIME_HINT = re.compile(
-    r"o['\u2019]?\s?clock|noon|midday|midnight|half\s+past|quarter|mittags|midi|minuit|mediod",
+    r"o['\u2019]?\s?clock|noon|midday|midnight|half\s+past|quarter|mittags|midi|minuit|mediod"
+    r"|\b(?:halb|viertel|dreiviertel)\s|\sUhr\b|\sheures?\b|\blas?\s+(?:una|dos|tres|cuatro|cinco|seis"
+    r"|siete|ocho|nueve|diez|once|doce)\b"
+    rf"|\b(?:{_WORD_HOUR})[\s-](?:{_MINUTE_WORDS})\b"
+    rf"|\b(?:five|ten|twenty(?:[\s-]five)?)\s+(?:past|to|after)\s+(?:{_WORD_HOUR})\b",
     re.I,
 )
+# Substrings every word time holds, tested on the lower-cased text before the regex runs
+# (most chat turns hold none).
+_WORD_TIME_STEMS = (
+    "clock", "noon", "midday", "midnight", "half", "quarter", "mittag", "midi", "minuit",
+    "mediod", "halb", "viertel", "uhr", "heure", "la ", "las ", "thirty", "fifteen", "forty",
+    "fifty", "twenty", "o five", "o-five", "o nine", "o eight", "o seven", "ten to ",
+    "five to ", "ten past", "five past", "ten after", "five after",
+)  # fmt: skip
+
+
+def _word_time_stem(text: str) -> bool:
+    low = text.lower()
+    return any(stem in low for stem in _WORD_TIME_STEMS)
+
+
 # Routines that are someone's even without "I": "school pickup is at 3pm".
 _ROUTINE = re.compile(
     r"\b(?:pick(?:ed|s)?\s*-?up|drop(?:ped|s)?\s*-?off|school\s+run|bedtime|alarm|commute|shift|therapy|"
@@ -70,7 +128,11 @@ _HABIT = re.compile(
     r"|je|j['\u2019]|me|mon|ma|mes|nous|notre|nos|il|elle|ils|elles|tous\s+les|toutes\s+les"
     r"|chaque|toujours|d['\u2019]habitude|yo|mi|mis|nosotros|nuestr[oa]s?|él|ella|ellos"
     r"|todos\s+los|todas\s+las|cada|siempre|normalmente|suelo|suele|salgo|voy|llego"
-    r"|kids|children|son|daughter|mum|mom|dad|husband|wife|partner|grandma|grandpa)\b|"
+    r"|kids|children|son|daughter|mum|mom|dad|husband|wife|partner|grandma|grandpa"
+    # what someone does at a time of day, in the third person
+    r"|steht\s+auf|geht|kommt|isst|arbeitet|schläft|fährt|se\s+l[èe]ve|se\s+couche|part|arrive"
+    r"|rentre|mange|d[îi]ne|travaille|sale|llega|se\s+levanta|se\s+acuesta|desayuna|come|cena"
+    r"|trabaja|vuelve|entra)\b|"
     r"每天|每周|每晚|每个|每日|总是|一般|通常|我|你|他|她|"
     r"\b(?:wakes|gets\s+up|sleeps|goes\s+to\s+(?:bed|sleep|work|school|the\s+gym)|leaves|"
     r"arrives|gets\s+(?:home|back|in)|comes\s+home|starts\s+work|finishes|works\s+out|eats|"
@@ -85,7 +147,7 @@ ZH_DAYPART = r"早上|上午|中午|下午|晚上|凌晨|傍晚|夜里|清晨|�
 _ZH_NUMERAL = "零〇一二两三四五六七八九十"
 _ZH_TIME = re.compile(
     rf"(?P<part>{ZH_DAYPART})?\s*(?P<h>\d{{1,2}}|[{_ZH_NUMERAL}]{{1,3}})\s*[点點时時]"
-    rf"(?P<min>\s*(?:\d{{1,2}}|[{_ZH_NUMERAL}]{{1,3}})\s*分?|半|一刻|三刻)?"
+    rf"(?P<min>半|一刻|三刻|\s*(?:\d{{1,2}}|[{_ZH_NUMERAL}]{{1,3}})\s*分?)?"
 )
 _ZH_NUMBERS = dict(
     zip("零〇一二两三四五六七八九", (0, 0, 1, 2, 2, 3, 4, 5, 6, 7, 8, 9), strict=True)
@@ -151,7 +213,7 @@ _MACHINE = re.compile(
 
 def find(text: str) -> Iterator[Finding]:
     """Yield exact personal times (and personal dates) in ``text``."""
-    if not enough_digits(text, 1) and not _WORD_TIME_HINT.search(text):
+    if not enough_digits(text, 1) and not (_word_time_stem(text) and _WORD_TIME_HINT.search(text)):
         if "点" in text or "點" in text:
             yield from _zh_times(text)  # "下午三点": no digits at all
         return
@@ -171,20 +233,38 @@ def find(text: str) -> Iterator[Finding]:
             separator = text[m.end("h1")]
             if separator == "." and not (m.group("prep") or m.group("ampm")):
                 continue
-        # The span is the time itself; the preposition before it stays.
+        # "ten to eight" is a time after "at" or "by", a count in "from ten to eight km"
+        frac = (m.group("frac") or "").lower()
+        if frac.startswith(("five", "ten", "twenty")) and not _AT_PREP.match(m.group("prep") or ""):
+            continue
+        # The span is the time itself; the preposition before it stays. A range takes in
+        # its other end: "5-6:30pm", "6-7am", "from 6:15 to 7", "von 7 bis 8 Uhr".
         start = m.end("prep") if m.group("prep") else m.start()
-        yield Finding("exact_time", start, m.end())
+        before = _RANGE_START.search(text, max(0, start - 14), start)
+        after = _RANGE_END.match(text, m.end())
+        yield Finding(
+            "exact_time", before.start() if before else start, after.end() if after else m.end()
+        )
+
+
+_AT_PREP = re.compile(r"(?i:at|around|about|by|until|till|before|after)\s")
+_CLOCK = r"(?:[01]?\d|2[0-3])(?:[:.h][0-5]\d)?(?:\s*(?:a\.?m\.?|p\.?m\.?)(?![a-z]))?"
+_RANGE_WORD = r"(?:-|to|till|until|through|bis|à|au|jusqu['\u2019]à|hasta(?:\s+las?)?|a\s+las?)"
+_RANGE_START = re.compile(rf"(?<![\w:.,]){_CLOCK}\s*{_RANGE_WORD}\s*$", re.I)
+_RANGE_END = re.compile(rf"\s*{_RANGE_WORD}\s*{_CLOCK}(?![\w:.,]|\s*%)", re.I)
 
 
 _PM_CONTEXT = re.compile(
     r"\b(?:pm|p\.m\.|evening|tonight|night|dinner|supper|bed|bedtime|sleep|asleep|after\s+work|"
     r"afternoon|pick\s*-?up|home\s+from|abends?|nachts?|nachmittags?|soir|soirée|nuit"
+    r"|couche|coucher|Bett|schlafen|acuesta|cena|dîne|d[îi]ner"
     r"|après-midi|tarde|noche)\b",
     re.I,
 )
 _AM_CONTEXT = re.compile(
-    r"\b(?:am|a\.m\.|morning|breakfast|wake|alarm|sunrise|dawn|morgens?|früh|frühstück|matin"
-    r"|réveil|mañana|madrugada|desayuno)\b",
+    r"\b(?:am|a\.m\.|morning|breakfast|wakes?|woke|waking|gets?\s+up|getting\s+up|alarm"
+    r"|sunrise|dawn|morgens?|früh|frühstück|steht|stehe|aufstehen|matin|réveil\w*|l[èe]ve"
+    r"|lever|mañana|madrugada|desayuno|desayuna|levanta|levantarse|despierta)\b",
     re.I,
 )
 
@@ -197,16 +277,21 @@ _AM_MARKERS = ("morning", "mañana", "matin", "morgens", "früh")
 def hour_at(text: str, start: int) -> int | None:
     """24-hour hour of the time ``find`` reported at ``start``, reading am/pm from context."""
     for m in _TIME.finditer(text):
-        if (m.end("prep") if m.group("prep") else m.start()) == start:
+        at = m.end("prep") if m.group("prep") else m.start()
+        # a range ("5-6:30pm") starts a few characters before the time that was read
+        if at == start or start < at <= start + 14:
             return _hour(m, text)
     return None
 
 
 def _hour(m: re.Match[str], text: str) -> int:
     if m.group("word"):
-        return 0 if m.group("word").lower() in ("midnight", "minuit", "medianoche") else 12
-    raw = next(m.group(g) for g in ("h1", "h2", "h3", "h4", "h5", "h6", "h7") if m.group(g))
-    hour = int(raw) if raw.isdigit() else _NUMBER_WORDS[raw.lower()]
+        return 0 if m.group("word").lower().startswith(("midnight", "minuit", "medianoche")) else 12
+    groups = ("h1", "h2", "h3", "h4", "h5", "h6", "h7", "h8", "h9", "h10", "h11", "h12", "h13")
+    raw = next(m.group(g) for g in groups if m.group(g)).lower()
+    hour = int(raw) if raw.isdigit() else _NUMBER_WORDS.get(raw) or _INTL_HOURS[raw]
+    if m.group("dehalf") and m.group("dehalf").lower() != "viertel nach":
+        hour = (hour - 1) or 12  # "halb sieben" is 6:30, "Viertel vor acht" 7:45
     if hour > 12 or (m.group("h1") and raw.startswith("0") and not m.group("ampm")):
         return hour  # "14:30", "02:00": a 24-hour clock
     marker = (m.group("ampm") or m.group("ampm2") or m.group("day") or "").lower().strip()
