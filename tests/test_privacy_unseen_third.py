@@ -83,9 +83,15 @@ T3 = [
         "credential",
         "hibou tapis",
     ),
+    # an international prefix marks a phone number, however short its groups
+    ("le portable de ma soeur : +33 6 12 48 90 37", "phone", "48 90 37"),
+    ("mein Passwort? Sommer!2031", "credential", "Sommer!2031"),
 ]
 
 ORDINARY = [
+    # a password word that ends a question is not followed by a password
+    "Quel est un bon mot de passe ? J'utilise le même depuis des années",
+    "¿Cuál es una buena contraseña? Siempre uso la misma",
     # 8. arithmetic round a long number, in four languages
     "2^31 = 2147483648 is the int limit",
     "8589934592 = 2^33, so it overflows",

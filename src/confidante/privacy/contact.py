@@ -235,7 +235,8 @@ def find_phones(text: str) -> Iterator[Finding]:
         # "4 8 15 16 23 42": many short groups are a list of numbers, not one number.
         if len(groups) > (8 if cue else 5) and not candidate.startswith("+"):
             continue
-        if not cue and _small_numbers(groups):
+        # (an international prefix says phone number: "+33 6 47 18 92 05" is not a series)
+        if not cue and not candidate.startswith("+") and _small_numbers(groups):
             continue
         span = _match_number(candidate, cue or candidate.startswith("+"))
         if span is not None:

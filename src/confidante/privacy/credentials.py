@@ -545,6 +545,7 @@ _EU_SECRET_LOOSE = re.compile(
     rf"(?:{_QUOTED}|(?P<v>[^\s\"'\u201c\u2018`«][^\s»]*))",
     re.I,
 )
+_ELISION = re.compile(r"^\w['\u2019]")
 _EU_PIN = re.compile(rf"(?:{cues.PIN_NOUNS_EU})$", re.I)
 _EU_LOOSE = re.compile(r"clave|mdp|identifiants|zugangsdaten|llave\s+privada", re.I)
 _ZH_PIN = re.compile(rf"(?:{cues.PIN_NOUNS_ZH})$")
@@ -580,6 +581,12 @@ def find_multilingual(text: str) -> Iterator[Finding]:
                 end = trim_value(text, start, end)
             value = text[start:end]
             if not _eu_plausible(value, m.group("noun")):
+                continue
+            # "PIN? 4821" answers the question; "un bon mot de passe ? J'utilise ..." asks one.
+            if "?" in text[m.end("noun") : start] and not (
+                any(ch.isdigit() for ch in value)
+                or _generated_looking(_ELISION.sub("", value))  # "J'utilise" is a word
+            ):
                 continue
             if pattern is _EU_SECRET_LOOSE and not (
                 _EU_PIN.search(m.group("noun").strip()) or _generated_looking(value)
