@@ -157,6 +157,7 @@ def test_third_pass_ordinary_sentences_are_kept(mem: Memory, text: str) -> None:
         ("il rentre à sept heures et quart", "sept heures", "il rentre"),
         ("elle se couche à dix heures moins le quart", "dix heures", "elle se couche la nuit"),
         ("mi padre cena a las nueve y media", "nueve", "cena por la noche"),
+        ("mi padre se acuesta a las 23:15", "23:15", "se acuesta por la noche"),
         ("siempre llega a la una en punto", "una en punto", "siempre llega"),
         ("她每天早上六点一刻出门", "一刻", "她每天"),
         ("the owner lifts weights 6-7am daily", "6-7", "daily"),

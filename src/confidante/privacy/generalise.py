@@ -70,7 +70,7 @@ _PARTS = {
     "es": {
         "early morning": "temprano por la mañana", "morning": "por la mañana",
         "midday": "al mediodía", "afternoon": "por la tarde", "evening": "por la noche",
-        "night": "de madrugada",
+        "night": "por la noche",  # 22-5 h: "de madrugada" would be wrong before midnight
     },
     "zh": {
         "early morning": "清晨", "morning": "上午", "midday": "中午", "afternoon": "下午",
