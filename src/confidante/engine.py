@@ -599,16 +599,15 @@ class Engine:
         if latest is None:
             self.cache.pop(row.id)
             return None
-        if latest[0] is not row:  # re-wrapped by another process since `row` was read
-            return self._load_index(latest[0])
-        dk = latest[1]
+        fresh, dk = latest
+        if fresh is not row:  # re-wrapped by another process since `row` was read
+            return self._load_index(fresh)
         facts, skipped = self._open_all(row.id, dk)
         if skipped:
             # Re-keyed by another process since `row` was read? Then read it all again.
-            latest = self.store.get_partitions([row.id])
-            if latest and latest[0].wrapped_key not in (None, row.wrapped_key):
-                return self._load_index(latest[0])
-        if skipped:
+            stored = self.store.get_partitions([row.id])
+            if stored and stored[0].wrapped_key not in (None, row.wrapped_key):
+                return self._load_index(stored[0])
             log.warning("%d stored rows failed to open and were skipped (see audit)", skipped)
         index = PartitionIndex(partition_ref(row.id), row.version, facts)
         if cached is not None:
