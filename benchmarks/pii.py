@@ -221,7 +221,7 @@ def speed(
             timed[name].append(run())
     best = {n: (max(b for b, _ in t), max(s for _, s in t)) for n, t in timed.items()}
     print(f"\ningest of LoCoMo turns ({len(sample)} facts, half bulk in {batch}s, half one by one;")
-    rankers = "keyword recall only" if keyword_only else "default recall: BM25 + static embedder"
+    rankers = "keyword recall only" if keyword_only else "default recall: BM25 + auto embedder"
     print(f"best of {rounds}, {rankers}, SQLite; ratios against the guard off)")
     print(f"{'':<22}" + "".join(f"{n:>12}{'ratio':>7}" for n in best))
     for i, label in enumerate(("bulk (facts/s)", "one by one (facts/s)")):

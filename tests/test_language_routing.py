@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -49,7 +50,7 @@ def test_which_model_reads_a_text(text: str, english: bool) -> None:
     assert is_english(text) is english
 
 
-def test_auto_keeps_both_readings_in_one_vector(auto: LanguageRoutedEmbedder) -> None:
+def test_auto_stores_each_fact_as_its_language_reads_it(auto: LanguageRoutedEmbedder) -> None:
     english, multilingual = load_embedder("static"), load_embedder("static-multilingual")
     assert english is not None and multilingual is not None
     texts = ["We adopted a beagle puppy", "我们领养了一只小猎犬", "Wir haben einen Hund adoptiert"]
@@ -57,7 +58,56 @@ def test_auto_keeps_both_readings_in_one_vector(auto: LanguageRoutedEmbedder) ->
     assert v.shape == (3, english.dim + multilingual.dim) == (3, auto.dim)
     assert np.allclose(v[0, : auto.split], english.embed(texts[:1])[0])  # English: exact
     assert not v[1:, : auto.split].any()  # the English model never reads the others
-    assert np.allclose(v[:, auto.split :], multilingual.embed(texts), atol=1e-6)
+    assert np.allclose(v[1:, auto.split :], multilingual.embed(texts[1:]), atol=1e-6)
+    # An English fact's multilingual reading is made only when a question needs it.
+    assert not v[0, auto.split :].any()
+    assert np.allclose(auto.read_multilingual(texts[:1]), multilingual.embed(texts[:1]))
+
+
+def test_an_english_query_is_read_by_both_models(auto: LanguageRoutedEmbedder) -> None:
+    english, multilingual = load_embedder("static"), load_embedder("static-multilingual")
+    assert english is not None and multilingual is not None
+    q = auto.embed_query(["what pet did we adopt?", "我们领养了什么？"])
+    assert np.allclose(q[0, : auto.split], english.embed(["what pet did we adopt?"])[0])
+    assert np.allclose(q[0, auto.split :], multilingual.embed(["what pet did we adopt?"])[0])
+    assert not q[1, : auto.split].any()  # a Chinese query: the multilingual model alone
+    assert np.allclose(q[1, auto.split :], multilingual.embed(["我们领养了什么？"])[0])
+
+
+def _routed_vectors(m: Memory, ctx: Context) -> Any:
+    """The loaded index's vectors of `ctx`'s private partition (white-box: which English facts
+    have had their multilingual reading made)."""
+    indexes = [ix for ix in m.cache.indexes() if "vectors" in ix.extras]
+    assert len(indexes) == 1
+    return indexes[0].extras["vectors"]
+
+
+def test_english_facts_are_read_again_only_for_a_question_in_another_language(
+    tmp_path: Path, key: bytes
+) -> None:
+    """Writing an English fact makes its English reading only; the first Chinese question
+    makes the multilingual readings of the partition's English facts, in memory, once: a
+    later write keeps them for the facts it did not change."""
+    with Memory.open(tmp_path / "m.db", master_key=key) as m:
+        dog = m.remember(ALICE, "We adopted a beagle puppy from the shelter").id
+        m.remember(ALICE, "The quarterly tax filing deadline is in April")
+        assert m.recall(ALICE, "what pet did we adopt?")[0].fact.id == dog
+        v = _routed_vectors(m, ALICE)
+        assert len(v.unread) == 2  # English questions never need them
+        assert m.recall(ALICE, "我们从收容所领养了什么动物？")[0].fact.id == dog
+        assert len(_routed_vectors(m, ALICE).unread) == 0
+        m.remember(ALICE, "Our beagle is called Toby")
+        assert m.recall(ALICE, "what is our dog called?")[0].fact.text.endswith("Toby")
+        v = _routed_vectors(m, ALICE)
+        assert len(v.unread) == 1  # only the new fact: the two read before were kept
+        hits = m.recall(ALICE, "我们的狗叫什么名字？", k=3)
+        assert {h.fact.id for h in hits} >= {dog}
+        assert len(_routed_vectors(m, ALICE).unread) == 0
+        row = m.store.get_fact(dog)
+        assert row is not None
+        opened = m.decrypt(row)
+        assert opened is not None and opened.vector is not None
+        assert not opened.vector[_split() :].any()  # nothing of it was written back
 
 
 def test_static_multilingual_puts_translations_together() -> None:
@@ -154,6 +204,12 @@ def test_vectors_name_their_embedder(tmp_path: Path, key: bytes) -> None:
         assert b"auto" not in row.ciphertext and b"beagle" not in row.ciphertext
 
 
+def _split() -> int:
+    e = load_embedder(None)
+    assert isinstance(e, LanguageRoutedEmbedder)
+    return e.split
+
+
 def _auto_dim() -> int:
     e = load_embedder(None)
     assert e is not None
@@ -182,7 +238,8 @@ def test_vectors_of_another_embedder_are_never_compared(tmp_path: Path, key: byt
 
 
 def test_dev_set_is_readable_by_both_models() -> None:
-    """Every dev-set turn gets a multilingual reading; the English ones an English one too."""
+    """Every Chinese dev-set turn gets a multilingual reading, every English one an English
+    one, and an English question both."""
     auto = load_embedder(None)
     assert isinstance(auto, LanguageRoutedEmbedder)
     data = Path(__file__).resolve().parents[1] / "benchmarks/data/dev/c01.json"
@@ -193,6 +250,9 @@ def test_dev_set_is_readable_by_both_models() -> None:
     assert np.allclose(np.linalg.norm(zh[:, auto.split :], axis=1), 1.0, atol=1e-5)
     assert not zh[:, : auto.split].any()
     assert np.allclose(np.linalg.norm(en[:, : auto.split], axis=1), 1.0, atol=1e-5)
+    assert not en[:, auto.split :].any()
+    q = auto.embed_query([t["en"] for t in turns])
+    assert np.allclose(np.linalg.norm(q[:, auto.split :], axis=1), 1.0, atol=1e-5)
 
 
 def test_cleanup_stores_vectors_of_the_configured_embedder(tmp_path: Path, key: bytes) -> None:

@@ -616,6 +616,7 @@ class Engine:
             prepare = getattr(r, "prepare", None)
             if prepare is not None:
                 prepare(index)
+        index.previous = None  # what the rankers kept of it, they copied
         self.cache.put(index)
         return index
 

@@ -92,6 +92,9 @@ class PartitionIndex:
     _lines: dict[bytes, Lines | None] = field(init=False, default_factory=dict)
     _claims: list[Claim | None] | None = field(init=False, default=None)
     _inherited: dict[str, Claim | None] = field(init=False, default_factory=dict)
+    # The older version this index replaces, while rankers prepare it (`inherit`): they may
+    # keep work it did for facts still here with the same text. Let go once prepared.
+    previous: PartitionIndex | None = field(init=False, default=None, repr=False)
     _superseded: dict[bytes, np.ndarray | None] = field(init=False, default_factory=dict)
     _lines_lock: threading.Lock = field(init=False, default_factory=threading.Lock)
     _masks: dict[Grant, np.ndarray] = field(init=False, default_factory=dict)
@@ -168,6 +171,7 @@ class PartitionIndex:
     def inherit(self, previous: PartitionIndex) -> None:
         """Reuse what an older version of this partition's index already read (the claims of
         facts whose text is unchanged), so a write does not make every fact be read again."""
+        self.previous = previous
         if previous._claims is not None:
             # Only facts still here with the same text: nothing of a forgotten or rewritten
             # fact lives on in the new index.

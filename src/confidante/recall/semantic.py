@@ -30,8 +30,9 @@ class _Routed:
     """A partition's vectors under the `auto` embedder, split by model."""
 
     english: np.ndarray  # float32 (n, english dim); zero rows: not English
-    multilingual16: np.ndarray  # float16 (n, multilingual dim), as stored
+    multilingual16: np.ndarray  # float16 (n, multilingual dim); English rows: until read
     other: np.ndarray  # rows that are not English
+    unread: np.ndarray  # English rows whose multilingual reading is not made yet
     _multilingual: np.ndarray | None = None
 
     @property
@@ -79,14 +80,35 @@ class Semantic:
         if isinstance(self.embedder, LanguageRoutedEmbedder):
             split = self.embedder.split
             english = mat[:, :split].astype(np.float32)
-            other = np.flatnonzero(~english.any(axis=1))
-            index.extras[_KEY] = _Routed(english, np.ascontiguousarray(mat[:, split:]), other)
+            has_english = english.any(axis=1)
+            other = np.flatnonzero(~has_english)
+            multilingual = np.ascontiguousarray(mat[:, split:])
+            unread = np.flatnonzero(has_english & ~multilingual.any(axis=1))
+            routed = _Routed(english, multilingual, other, unread)
+            if len(unread) and index.previous is not None:
+                _keep_readings(routed, index, index.previous)
+            index.extras[_KEY] = routed
         else:
             index.extras[_KEY] = mat.astype(np.float32)
 
+    def _read_multilingual(self, vectors: _Routed, index: PartitionIndex) -> None:
+        """Make the multilingual readings of English facts a question in another language
+        needs (in memory only, like any vector embedded at load)."""
+        assert isinstance(self.embedder, LanguageRoutedEmbedder)
+        unread = vectors.unread
+        if not len(unread):
+            return
+        texts = [index.facts[i].fact.text for i in unread]
+        rows = self.embedder.read_multilingual(texts).astype(np.float16)
+        table = vectors.multilingual16.copy()  # replaced whole: readers never see it half-made
+        table[unread] = rows
+        vectors.multilingual16, vectors._multilingual = table, None
+        vectors.unread = unread[:0]
+
     def _query(self, query: str) -> np.ndarray:
         # Not kept between calls: a query's vector holds its meaning.
-        return self.embedder.embed([query])[0].astype(np.float32)
+        embed = getattr(self.embedder, "embed_query", self.embedder.embed)
+        return embed([query])[0].astype(np.float32)
 
     def covers(self, query: str) -> bool:
         """Whether the embedder was made for the query's language. The English models read
@@ -107,14 +129,14 @@ class Semantic:
                 self.prepare(c.index)
                 vectors = c.index.extras[_KEY]
             if isinstance(vectors, _Routed):
-                s = self._routed(vectors, q)
+                s = self._routed(vectors, q, c.index)
             else:
                 # einsum, not BLAS: threaded OpenBLAS gemv is ~15x slower on a small shared box.
                 s = np.einsum("ij,j->i", vectors, q)
             out.append(np.where(c.mask, s, 0.0).astype(np.float32))
         return out
 
-    def _routed(self, vectors: _Routed, q: np.ndarray) -> np.ndarray:
+    def _routed(self, vectors: _Routed, q: np.ndarray, index: PartitionIndex) -> np.ndarray:
         """English pairs by the English model; any other pair by the multilingual one, on the
         English model's scale (`LanguageRoutedEmbedder`)."""
         assert isinstance(self.embedder, LanguageRoutedEmbedder)
@@ -122,6 +144,7 @@ class Semantic:
         a, b = self.embedder.calibration
         q_english, q_multi = q[:split], q[split:]
         if not q_english.any():  # not an English query: every fact by the multilingual model
+            self._read_multilingual(vectors, index)
             return np.minimum(a * np.einsum("ij,j->i", vectors.multilingual, q_multi) + b, 1.0)
         s = np.einsum("ij,j->i", vectors.english, q_english)
         if len(vectors.other):
@@ -130,3 +153,26 @@ class Semantic:
             # where a short line that only shares the query's names would outscore any match
             s[vectors.other] = np.minimum(a * np.einsum("ij,j->i", rows, q_multi) + b, 1.0)
         return s
+
+
+def _keep_readings(routed: _Routed, index: PartitionIndex, previous: PartitionIndex) -> None:
+    """Multilingual readings an older version of the partition's index made at a question's
+    request, kept for the facts still here with the same text: a write must not make the next
+    Chinese question read every English fact again."""
+    before = previous.extras.get(_KEY)
+    if not isinstance(before, _Routed) or len(before.unread) + len(before.other) == len(
+        previous.facts
+    ):
+        return  # it read none either
+    read = np.ones(len(previous.facts), dtype=bool)
+    read[before.unread] = False
+    rows = {f.fact.id: (j, f.fact.text) for j, f in enumerate(previous.facts) if read[j]}
+    kept = []
+    for i in routed.unread:
+        f = index.facts[i].fact
+        j, text = rows.get(f.id, (-1, None))
+        if text == f.text and before.multilingual16[j].any():
+            routed.multilingual16[i] = before.multilingual16[j]
+            kept.append(i)
+    if kept:
+        routed.unread = np.setdiff1d(routed.unread, kept)

@@ -114,11 +114,12 @@ class MultilingualStaticEmbedder:
         lengths = np.fromiter((len(ids) for ids in ids_per_text), dtype=np.int64)
         coords = np.zeros((len(texts), w["table"].shape[1]), dtype=np.float32)
         nonempty = lengths > 0
-        if nonempty.any():
-            flat = np.concatenate([ids for ids in ids_per_text if len(ids)])
-            rows = w["table"][flat].astype(np.float32) * w["scale"][flat, None]
-            starts = np.concatenate(([0], np.cumsum(lengths[nonempty])[:-1]))
-            coords[nonempty] = np.add.reduceat(rows, starts, axis=0)
+        table, scale = w["table"], w["scale"]
+        for i, ids in enumerate(ids_per_text):
+            # each piece's int8 row times its scale, summed: one product per text (a
+            # np.add.reduceat over all texts' rows is several times slower)
+            if len(ids):
+                coords[i] = np.einsum("i,ij->j", scale[ids], table[ids].astype(np.float32))
         # What the teacher sums over its tokens (<s> and </s> included), then its head.
         n = lengths.astype(np.float32)[:, None]
         span = np.sqrt(n + 2.0)

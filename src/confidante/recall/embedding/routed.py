@@ -1,9 +1,10 @@
 """The ``auto`` embedder (the default): each text is read by the model made for its language.
 
 English is read by the English static model (``static``: best on English, LoCoMo); every
-other language by ``static-multilingual``. A fact keeps both readings in one vector,
-``[english | multilingual]``, the English half left at zero when the text is not English, so
-which model may compare two texts is decided from the vectors alone, at no cost per fact:
+other language by ``static-multilingual``. A fact keeps its reading in one vector,
+``[english | multilingual]``: the English half left at zero when the text is not English, and
+the multilingual half left at zero when it is, so which model may compare two texts is
+decided from the vectors alone, at no cost per fact:
 
 - an English query and an English fact: the English model's cosine;
 - any other pair (a Chinese query, or a German fact): the multilingual model's cosine, mapped
@@ -12,6 +13,12 @@ which model may compare two texts is decided from the vectors alone, at no cost 
 
 So the vectors of one partition always stay comparable, whatever languages it holds, and
 nothing is re-embedded when a partition gains its first Chinese fact.
+
+An English fact's multilingual reading is needed only by a question in another language, so
+it is not made when the fact is written (it was half the cost of writing an English fact):
+the semantic ranker makes it in memory the first time such a question reads the partition
+(`Semantic`), and keeps it while the partition stays loaded. A query is read by both models
+when it is English (`embed_query`), so it meets every fact.
 """
 
 from __future__ import annotations
@@ -58,15 +65,32 @@ class LanguageRoutedEmbedder:
         self.calibration = calibration
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Facts' vectors: each text by its own language's model only."""
+        return self._embed(texts, both=False)
+
+    def embed_query(self, texts: Sequence[str]) -> np.ndarray:
+        """Queries' vectors: an English query is read by both models, so it meets English
+        facts by the English model and every other fact by the multilingual one."""
+        return self._embed(texts, both=True)
+
+    def read_multilingual(self, texts: Sequence[str]) -> np.ndarray:
+        """The multilingual halves of `texts` (English facts' second reading, made when a
+        question in another language first needs it)."""
+        return self.multilingual.embed(texts)
+
+    def _embed(self, texts: Sequence[str], *, both: bool) -> np.ndarray:
         if isinstance(texts, str):
             raise TypeError("embed takes a sequence of texts, not one string")
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return out
-        out[:, self.split :] = self.multilingual.embed(texts)
-        english = [i for i, t in enumerate(texts) if is_english(t)]
-        if english:
-            out[english, : self.split] = self.english.embed([texts[i] for i in english])
+        english = [is_english(t) for t in texts]
+        rows = [i for i, e in enumerate(english) if e]
+        if rows:
+            out[rows, : self.split] = self.english.embed([texts[i] for i in rows])
+        rows = [i for i, e in enumerate(english) if both or not e]
+        if rows:
+            out[rows, self.split :] = self.multilingual.embed([texts[i] for i in rows])
         return out
 
     def __repr__(self) -> str:

@@ -73,14 +73,11 @@ class StaticEmbedder:
         ids_per_text = [np.asarray(e.ids, dtype=np.int64) for e in encodings]
         if self._unk_id is not None:
             ids_per_text = [ids[ids != self._unk_id] for ids in ids_per_text]
-        lengths = np.fromiter((len(ids) for ids in ids_per_text), dtype=np.int64)
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        nonempty = lengths > 0
-        if nonempty.any():
-            flat = np.concatenate([ids for ids in ids_per_text if len(ids)])
-            starts = np.concatenate(([0], np.cumsum(lengths[nonempty])[:-1]))
-            sums = np.add.reduceat(table[flat].astype(np.float32), starts, axis=0)
-            out[nonempty] = sums / lengths[nonempty, None]
+        for i, ids in enumerate(ids_per_text):
+            # a sum per text, not np.add.reduceat: reduceat along rows is ~7x slower here
+            if len(ids):
+                out[i] = table[ids].sum(axis=0, dtype=np.float32) / len(ids)
         return l2_normalise(out)
 
     def __repr__(self) -> str:
