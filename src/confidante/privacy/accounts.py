@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 from stdnum import iban, luhn
 from stdnum.br import cpf
+from stdnum.ca import sin
 from stdnum.cn import ric
 from stdnum.es import dni, nie
 from stdnum.fr import nir
@@ -60,6 +61,26 @@ _FIN_CUED = re.compile(
     r"(?P<id>\d{2}-\d{2}-\d{2}(?!\d)|\d{3}-\d{3}(?!\d)|\d[\d\s-]{4,30}\d)"
 )
 
+# A few words between the id's name and its value: "my passport number for the visa
+# application is X12345678", "SIN on my T4 is ...". Only names that mean the id itself, and
+# not when the words between say it is a fee, a size, a date or a count.
+_GOV_STRICT_CUE = (
+    r"passport(?:\s+(?:number|no\.?|#))?|social\s+security(?:\s+number)?|ssn|(?-i:SIN)"
+    r"|social\s+insurance(?:\s+number)?|national\s+insurance(?:\s+number)?"
+    r"|driver'?s?\s+licen[cs]e(?:\s+number)?|driving\s+licen[cs]e(?:\s+number)?"
+    r"|tax\s+id(?:\s+number)?|national\s+id(?:\s+number)?|id\s+card\s+number"
+    r"|licen[cs]e\s+number"
+)
+_GOV_GAPPED = re.compile(
+    rf"(?<![\w-])(?i:{_GOV_STRICT_CUE})(?P<gap>(?:\s+(?!\d)[\w'\u2019/-]+){{1,5}}?)"
+    r"\s*(?i:is|was|:|=)\s*(?i:(?:the|no\.?)\s+)?"
+    rf"{_ID_TOKEN}(?![\w-])"
+)
+_NOT_THE_ID = re.compile(
+    r"(?i:\b(?:fees?|costs?|price|prices|photos?|size|expir\w*|valid\w*|renew\w*|appointment"
+    r"|wait\w*|queue|days?|weeks?|months?|years?|time|pages?|office|processing|count|total)\b)"
+)
+
 # Cue-free formats: specific enough on their own, and checksummed where possible.
 _SSN = re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])")
 _NINO = re.compile(
@@ -94,6 +115,17 @@ _ORDER_CUE = re.compile(
     r"(?:number|no\.?|nr\.?|id|num|nummer|n\.?[°ºo]\.?)?"
     r"[\s#:.]{0,3}(?:是|为)?\s*$",
     re.I,
+)
+# A Canadian social insurance number: nine digits in threes whose Luhn check holds, with the
+# number named anywhere in the sentence ("SIN on my T4 is 464 184 571"): the check alone
+# would pass one in ten numbers of that shape.
+_SIN = re.compile(r"(?<![\d-])\d{3}([ -]?)\d{3}\1\d{3}(?![\d-])")
+_SIN_CUE = re.compile(r"\bSIN\b|\bNAS\b|(?i:social\s+insurance|assurance\s+sociale)")
+# A French RIB written as its parts: "banque 30004 guichet 00550 compte ... clé 25".
+_RIB_PARTS = re.compile(
+    r"(?i:(?:code\s+)?banque)\s*:?\s*\d{5}\W{1,4}(?i:(?:code\s+)?guichet)\s*:?\s*\d{5}"
+    r"(?:\W{1,4}(?i:(?:n[°º]\s*(?:de\s+)?)?compte)\s*:?\s*[A-Za-z0-9]{11})?"
+    r"(?:\W{1,4}(?i:cl[ée](?:\s+RIB)?)\s*:?\s*\d{2})?"
 )
 # Checksummed national ids that need no cue: PRC resident ids (18 characters, the last a
 # check digit or X), French NIR, Mexican CURP, Italian codice fiscale.
@@ -170,6 +202,13 @@ def find_gov_ids(text: str) -> Iterator[Finding]:
         value = m.group("id").rstrip(" .-/")
         if sum(ch.isdigit() for ch in value) >= 4 and len(value.replace(" ", "")) >= 6:
             yield Finding("gov_id", m.start("id"), m.start("id") + len(value))
+    for m in _GOV_GAPPED.finditer(text):
+        value = m.group("id").rstrip(" .-/")
+        digits = sum(ch.isdigit() for ch in value)
+        if _NOT_THE_ID.search(m.group("gap")) or _AMOUNT_AFTER.match(text, m.end("id")):
+            continue
+        if digits >= 6 or (digits >= 4 and len(value.replace(" ", "")) >= 8):
+            yield Finding("gov_id", m.start("id"), m.start("id") + len(value))
     for m in _SSN.finditer(text):
         if ssn.is_valid(m.group()):
             yield Finding("gov_id", m.start(), m.end())
@@ -181,6 +220,10 @@ def find_gov_ids(text: str) -> Iterator[Finding]:
     for m in _DNI_NIE.finditer(text):
         if dni.is_valid(m.group()) or nie.is_valid(m.group()):
             yield Finding("gov_id", m.start(), m.end())
+    if _SIN_CUE.search(text):
+        for m in _SIN.finditer(text):
+            if sin.is_valid(m.group()):
+                yield Finding("gov_id", m.start(), m.end())
     for pattern, validator in _CHECKSUMMED:
         for m in pattern.finditer(text):
             if validator(m.group()):
@@ -208,6 +251,8 @@ def find_financial(text: str) -> Iterator[Finding]:
         yield Finding("financial_account", m.start("id"), m.end("id"))
     if not enough_digits(text, 6):  # accounts, cards and IBANs all have six digits or more
         return
+    for m in _RIB_PARTS.finditer(text):
+        yield Finding("financial_account", m.start(), m.end())
     for m in _IBAN_CUED.finditer(text):  # named an IBAN: a wrong check digit is still one
         yield Finding("financial_account", m.start("id"), m.end("id"))
     for m in _INTL_FIN_CUED.finditer(text):

@@ -72,7 +72,7 @@ _STREET_WORD = re.compile(rf"\b(?:{STREET_TYPES}|{ROMANCE_STREETS})\b", re.I)
 # Lower case only where the word has no English sense.
 _EU_STREET = (
     r"(?i:calle|c/|avenida|avda\.?|paseo|carrera|carretera|ctra\.|camino|ronda|traves[ií]a"
-    r"|rambla|glorieta|rua|travessa|estrada|rodovia|pra[çc]a|viale|piazza|piazzale|corso|vicolo"
+    r"|rambla|glorieta|r[uú]a|travessa|estrada|rodovia|pra[çc]a|viale|piazza|piazzale|corso|vicolo"
     r"|rue|chemin|impasse|all[ée]e|quai|boulevard|bd\.|ulica|ul\.|calea|bulevardul|jalan|jl\.)"
     r"|Av\.?|Via|Avenue|Place|Plaza|Largo|Alameda|Strada|Cours|Route|Pl\.|Jir[óo]n"
     r"|Jr\.(?=\s+(?:de|del)\b)"

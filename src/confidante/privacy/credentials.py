@@ -100,6 +100,8 @@ _EXTRA_TOKEN = re.compile(
       | \d{8,10}:AA[0-9A-Za-z_-]{30,}
       | key-[0-9a-z]{32}
       | SK[0-9a-fA-F]{32}
+      | LTAI[0-9A-Za-z]{12,24}
+      | AKID[0-9A-Za-z]{32}
     )""",
     re.X,
 )
@@ -520,7 +522,10 @@ def _keyword_near_entropy(text: str) -> Iterator[Finding]:
 
 # -- other languages ------------------------------------------------------------------------
 _ZH_SECRET = re.compile(
-    rf"(?P<noun>{cues.SECRET_NOUNS_ZH}|{cues.PIN_NOUNS_ZH}){cues.COPULA_ZH}"
+    rf"(?P<noun>{cues.SECRET_NOUNS_ZH}|{cues.PIN_NOUNS_ZH})"
+    # "密码我改成了 ...", "密码已经换成了 ...": a few characters, then a verb of setting
+    r"(?:[\u4e00-\u9fff]{1,6}?(?=改成|改为|设置为|设为|换成))?"
+    rf"{cues.COPULA_ZH}"
     r"(?P<v>[!-~]{3,80})"
 )
 _EU_SECRET = re.compile(

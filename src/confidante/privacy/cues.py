@@ -104,7 +104,7 @@ GOV_ID_CUES = (
     r"Sozialversicherungsnummer|Rentenversicherungsnummer|Reisepass(?:nummer)?|"
     # "Versichertennummer", "Krankenversicherungsnummer", "Krankenkassennummer"
     r"[A-Za-zäöü]*versicher(?:ten|ungs)-?(?:nummer|Nr\.?)|Krankenkassennummer|"
-    r"Ausweis(?:nummer)?|Steuer-?(?:Identifikations-?)?(?:nummer|ID|IdNr|Nr\.?)|"
+    r"Ausweis(?:nummer)?|Perso(?:nalausweis)?(?:nummer)?|Steuer-?(?:Identifikations-?)?(?:nummer|ID|IdNr|Nr\.?)|"
     r"num[ée]ro\s+de\s+s[ée]curit[ée]\s+sociale|s[ée]cu|NIR|num[ée]ro\s+fiscal|"
     # "n° SS", "n° de sécu", "numéro INSEE", "carte Vitale"
     r"(?:n[°º]|num[ée]ro)\s*(?:de\s+)?(?:SS|INSEE)\b|carte\s+vitale|"

@@ -65,12 +65,14 @@ def _all_words() -> frozenset[str]:
 
 def find(text: str) -> Iterator[Finding]:
     """Yield recovery-phrase spans in ``text``."""
-    if len(text) < _MIN_WORDS * 2:
+    if len(text) < _MIN_WORDS + 2:  # a Chinese phrase: twelve characters after its name
         return
     low = text.lower()
     if any(stem in low for stem in _NAMED_STEMS):
         for m in _NAMED_PHRASE.finditer(text):
             yield from _named(text, m)
+        for m in _ZH_NAMED.finditer(text):
+            yield from _chinese_run(text, m)
     if len(text) < _MIN_WORDS * 3:
         return
     known = _all_words()
@@ -104,6 +106,23 @@ _PROSE_WORDS = frozenset(
     los las una con por para que del mis mío bajo sobre""".split()
 )
 _TOKEN = re.compile(r"[^\s,\d.):]+")
+
+
+_ZH_NAMED = re.compile(
+    r"(?:助记词|助記詞|恢复短语|恢复词)[^\u4e00-\u9fff\n]{0,3}(?:是|为|為)?\s*(?P<v>[\u4e00-\u9fff]{12,24})"
+)
+
+
+def _chinese_run(text: str, m: re.Match[str]) -> Iterator[Finding]:
+    """A Chinese phrase written without spaces ("助记词:姐痕厘径都政剑侵曾几少敌"): each character
+    is a word of the Chinese lists, so the checksum must hold, since most common characters
+    are on those lists."""
+    chars = m.group("v")
+    for lang in ("chinese_simplified", "chinese_traditional"):
+        for size in sorted(_LENGTHS, reverse=True):
+            if size <= len(chars) and _checksummed(lang, list(chars[:size])):
+                yield Finding(CATEGORY, m.start("v"), m.start("v") + size)
+                return
 
 
 def _named(text: str, m: re.Match[str]) -> Iterator[Finding]:
