@@ -223,15 +223,17 @@ def test_a_forgotten_line_leaves_no_meaning_in_its_neighbours(mem: Memory) -> No
         assert opened is not None and opened.vector is not None
         return opened.vector
 
-    def embed(text: str) -> np.ndarray:
-        return embedder.embed_documents([text])[0]
+    def same(fid: str, text: str) -> bool:
+        # float16 as stored; a batch and a single text may round their last bit apart
+        return np.allclose(vector(fid), embedder.embed_documents([text])[0], atol=2e-3)
 
-    assert np.array_equal(vector(facts[1].id), embed(" ".join(lines[:2])))
+    assert same(facts[1].id, " ".join(lines[:2]))
+    assert not same(facts[1].id, lines[1])
     mem.forget(Context.dm(ALICE), facts[0].id)
-    assert np.array_equal(vector(facts[1].id), embed(lines[1]))
-    assert np.array_equal(vector(facts[2].id), embed(" ".join(lines[1:])))  # untouched
+    assert same(facts[1].id, lines[1])
+    assert same(facts[2].id, " ".join(lines[1:]))  # untouched
     mem.update(Context.dm(ALICE), facts[1].id, "yes, it was fun")
-    assert np.array_equal(vector(facts[2].id), embed("yes, it was fun we went hiking"))
+    assert same(facts[2].id, "yes, it was fun we went hiking")
 
 
 # --- item 9: private backups and key files ---------------------------------------------------------

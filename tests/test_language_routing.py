@@ -50,7 +50,7 @@ def test_which_model_reads_a_text(text: str, english: bool) -> None:
     assert is_english(text) is english
 
 
-def test_auto_stores_each_fact_as_its_language_reads_it(auto: LanguageRoutedEmbedder) -> None:
+def test_auto_keeps_every_reading_in_one_vector(auto: LanguageRoutedEmbedder) -> None:
     english, multilingual = load_embedder("static"), load_embedder("static-multilingual")
     assert english is not None and multilingual is not None
     texts = ["We adopted a beagle puppy", "我们领养了一只小猎犬", "Wir haben einen Hund adoptiert"]
@@ -58,56 +58,79 @@ def test_auto_stores_each_fact_as_its_language_reads_it(auto: LanguageRoutedEmbe
     assert v.shape == (3, english.dim + multilingual.dim) == (3, auto.dim)
     assert np.allclose(v[0, : auto.split], english.embed(texts[:1])[0])  # English: exact
     assert not v[1:, : auto.split].any()  # the English model never reads the others
-    assert np.allclose(v[1:, auto.split :], multilingual.embed(texts[1:]), atol=1e-6)
-    # An English fact's multilingual reading is made only when a question needs it.
-    assert not v[0, auto.split :].any()
-    assert np.allclose(auto.read_multilingual(texts[:1]), multilingual.embed(texts[:1]))
+    assert np.allclose(v[:, auto.split :], multilingual.embed(texts), atol=1e-6)
+    # A single write's first reading: an English text by the English model only.
+    first = auto.embed_first(texts)
+    assert np.allclose(first[0, : auto.split], v[0, : auto.split])
+    assert not first[0, auto.split :].any()
+    assert np.allclose(first[1:], v[1:])
+    assert np.allclose(auto.read_multilingual(texts[:1]), v[:1, auto.split :], atol=1e-6)
 
 
-def test_an_english_query_is_read_by_both_models(auto: LanguageRoutedEmbedder) -> None:
-    english, multilingual = load_embedder("static"), load_embedder("static-multilingual")
-    assert english is not None and multilingual is not None
-    q = auto.embed_query(["what pet did we adopt?", "我们领养了什么？"])
-    assert np.allclose(q[0, : auto.split], english.embed(["what pet did we adopt?"])[0])
-    assert np.allclose(q[0, auto.split :], multilingual.embed(["what pet did we adopt?"])[0])
-    assert not q[1, : auto.split].any()  # a Chinese query: the multilingual model alone
-    assert np.allclose(q[1, auto.split :], multilingual.embed(["我们领养了什么？"])[0])
-
-
-def _routed_vectors(m: Memory, ctx: Context) -> Any:
-    """The loaded index's vectors of `ctx`'s private partition (white-box: which English facts
-    have had their multilingual reading made)."""
+def _routed_vectors(m: Memory) -> Any:
+    """The loaded index's vectors (white-box: which English facts have had their
+    multilingual reading made)."""
     indexes = [ix for ix in m.cache.indexes() if "vectors" in ix.extras]
     assert len(indexes) == 1
     return indexes[0].extras["vectors"]
 
 
-def test_english_facts_are_read_again_only_for_a_question_in_another_language(
-    tmp_path: Path, key: bytes
-) -> None:
-    """Writing an English fact makes its English reading only; the first Chinese question
-    makes the multilingual readings of the partition's English facts, in memory, once: a
-    later write keeps them for the facts it did not change."""
+def _stored_vector(m: Memory, fact_id: str) -> np.ndarray:
+    row = m.store.get_fact(fact_id)
+    assert row is not None
+    opened = m.decrypt(row)
+    assert opened is not None and opened.vector is not None
+    return opened.vector
+
+
+def test_a_single_english_write_gets_its_second_reading_at_load(tmp_path: Path, key: bytes) -> None:
+    """One English fact written alone is stored with its English reading (the multilingual
+    model costs ~4x more for one text than in a batch); the ranker makes the other reading in
+    memory when the partition loads, keeps it across writes for the facts they did not
+    change, and cleanup stores it."""
     with Memory.open(tmp_path / "m.db", master_key=key) as m:
         dog = m.remember(ALICE, "We adopted a beagle puppy from the shelter").id
-        m.remember(ALICE, "The quarterly tax filing deadline is in April")
-        assert m.recall(ALICE, "what pet did we adopt?")[0].fact.id == dog
-        v = _routed_vectors(m, ALICE)
-        assert len(v.unread) == 2  # English questions never need them
-        assert m.recall(ALICE, "我们从收容所领养了什么动物？")[0].fact.id == dog
-        assert len(_routed_vectors(m, ALICE).unread) == 0
+        tax, cat = (
+            f.id for f in m.remember_many(ALICE, ["The tax deadline is in April", "我们养了一只猫"])
+        )
+        split = _split()
+        assert _stored_vector(m, dog)[:split].any() and not _stored_vector(m, dog)[split:].any()
+        assert _stored_vector(m, tax)[:split].any() and _stored_vector(m, tax)[split:].any()
+        assert not _stored_vector(m, cat)[:split].any() and _stored_vector(m, cat)[split:].any()
+        hits = m.recall(ALICE, "我们从收容所领养了什么动物？", k=3)
+        assert dog in {h.fact.id for h in hits}
+        v = _routed_vectors(m)
+        assert len(v.unread) == 0 and v.multilingual16.any(axis=1).all()
+        first = v.multilingual16.copy()
         m.remember(ALICE, "Our beagle is called Toby")
         assert m.recall(ALICE, "what is our dog called?")[0].fact.text.endswith("Toby")
-        v = _routed_vectors(m, ALICE)
-        assert len(v.unread) == 1  # only the new fact: the two read before were kept
-        hits = m.recall(ALICE, "我们的狗叫什么名字？", k=3)
-        assert {h.fact.id for h in hits} >= {dog}
-        assert len(_routed_vectors(m, ALICE).unread) == 0
-        row = m.store.get_fact(dog)
-        assert row is not None
-        opened = m.decrypt(row)
-        assert opened is not None and opened.vector is not None
-        assert not opened.vector[_split() :].any()  # nothing of it was written back
+        after = _routed_vectors(m)
+        assert after is not v and after.multilingual16.any(axis=1).all()
+        assert np.array_equal(after.multilingual16[: len(first)], first)  # kept, not redone
+        assert m.cleanup()["reembedded"] == 2  # the two English facts written alone
+        assert m.cleanup()["reembedded"] == 0
+        assert _stored_vector(m, dog)[split:].any()
+
+
+def test_an_english_pair_is_scored_by_both_models(tmp_path: Path, key: bytes) -> None:
+    """English question, English fact: the English cosine blended with the multilingual one
+    (mapped onto the English scale), by `auto.blend`."""
+    auto = load_embedder(None)
+    assert isinstance(auto, LanguageRoutedEmbedder) and 0 < auto.blend < 1
+    english, multilingual = load_embedder("static"), load_embedder("static-multilingual")
+    assert english is not None and multilingual is not None
+    fact, query = "I gave most of the courgettes to the food bank", "What did I donate?"
+    a, b = auto.calibration
+    cos_en = float(english.embed([fact])[0] @ english.embed([query])[0])
+    cos_ml = float(multilingual.embed([fact])[0] @ multilingual.embed([query])[0])
+    expected = (1 - auto.blend) * cos_en + auto.blend * min(1.0, a * cos_ml + b)
+    assert abs(expected - cos_en) > 0.01  # the blend moves the score
+    with Memory.open(tmp_path / "m.db", master_key=key) as m:
+        m.remember(ALICE, fact)
+        m.remember(ALICE, "The quarterly tax filing deadline is in April")
+        hits = [h for h in m.recall(ALICE, query, k=5) if h.fact.text == fact]
+        assert hits, "found by meaning"
+        assert hits[0].scores["semantic"] == pytest.approx(expected, abs=0.01)
 
 
 def test_static_multilingual_puts_translations_together() -> None:
@@ -238,8 +261,7 @@ def test_vectors_of_another_embedder_are_never_compared(tmp_path: Path, key: byt
 
 
 def test_dev_set_is_readable_by_both_models() -> None:
-    """Every Chinese dev-set turn gets a multilingual reading, every English one an English
-    one, and an English question both."""
+    """Every dev-set turn gets a multilingual reading; the English ones an English one too."""
     auto = load_embedder(None)
     assert isinstance(auto, LanguageRoutedEmbedder)
     data = Path(__file__).resolve().parents[1] / "benchmarks/data/dev/c01.json"
@@ -250,9 +272,7 @@ def test_dev_set_is_readable_by_both_models() -> None:
     assert np.allclose(np.linalg.norm(zh[:, auto.split :], axis=1), 1.0, atol=1e-5)
     assert not zh[:, : auto.split].any()
     assert np.allclose(np.linalg.norm(en[:, : auto.split], axis=1), 1.0, atol=1e-5)
-    assert not en[:, auto.split :].any()
-    q = auto.embed_query([t["en"] for t in turns])
-    assert np.allclose(np.linalg.norm(q[:, auto.split :], axis=1), 1.0, atol=1e-5)
+    assert np.allclose(np.linalg.norm(en[:, auto.split :], axis=1), 1.0, atol=1e-5)
 
 
 def test_cleanup_stores_vectors_of_the_configured_embedder(tmp_path: Path, key: bytes) -> None:
@@ -272,3 +292,38 @@ def test_cleanup_stores_vectors_of_the_configured_embedder(tmp_path: Path, key: 
             assert opened.vector is not None and opened.vector.shape == (_auto_dim(),)
         assert m.cleanup()["reembedded"] == 0
         assert m.recall(ALICE, "我们有什么宠物？")[0].fact.id in ids
+
+
+def test_a_large_partition_blends_only_the_english_models_best(
+    tmp_path: Path, key: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Above `_BLEND_TOP` facts, only the English model's best get the multilingual cosine
+    blended in; the others keep their English cosine (they cannot reach the first hits)."""
+    from confidante.recall import semantic
+
+    auto = load_embedder(None)
+    english = load_embedder("static")
+    assert isinstance(auto, LanguageRoutedEmbedder) and english is not None
+    facts = [
+        "We adopted a beagle puppy from the shelter",
+        "Our dog loves the park",
+        "The tax deadline is in April",
+        "I repainted the kitchen blue",
+    ]
+    query = "what dog did we adopt, and is the kitchen repainted?"  # a keyword for a far one
+    cos_en = english.embed(facts) @ english.embed([query])[0]
+    best = set(np.argsort(-cos_en)[:2])
+    monkeypatch.setattr(semantic, "_BLEND_TOP", 2)
+    with Memory.open(tmp_path / "m.db", master_key=key) as m:
+        m.remember_many(ALICE, facts)
+        hits = m.recall(ALICE, query, k=10, min_score=0.0)
+        scores = {h.fact.text: h.scores["semantic"] for h in hits}
+    checked = {i in best for i, text in enumerate(facts) if text in scores}
+    assert checked == {True, False}  # both kinds were recalled and read
+    for i, text in enumerate(facts):
+        if text not in scores:
+            continue
+        if i in best:
+            assert abs(scores[text] - cos_en[i]) > 0.005, text  # blended
+        else:
+            assert scores[text] == pytest.approx(cos_en[i], abs=2e-3), text

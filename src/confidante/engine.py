@@ -378,7 +378,8 @@ class Engine:
         expiries = [b + life for b, life in zip(born, lifetimes, strict=True)]
         texts = [g.text for g in guarded]
         vectors = self._embed(
-            [" ".join(texts[max(0, i - embed_context) : i + 1]) for i in range(len(texts))]
+            [" ".join(texts[max(0, i - embed_context) : i + 1]) for i in range(len(texts))],
+            full=len(texts) > 1,  # one text: a cheaper first reading (`Semantic`)
         )
         # One timestamp for an undated batch, so ids in ascending order keep the texts' order:
         # the store reads a partition by (created, id), and a transcript's lines stay in
@@ -577,12 +578,14 @@ class Engine:
                 return str(embedder.name)
         return None
 
-    def _embed(self, texts: list[str]) -> Any:
+    def _embed(self, texts: list[str], *, full: bool = True) -> Any:
         """Vectors for rankers that keep one per fact (the semantic ranker); None otherwise."""
         for r in self.pipeline.rankers:
             embed = getattr(r, "embed_documents", None)
             if embed is not None:
-                return embed(texts) if texts else []
+                if not texts:
+                    return []
+                return embed(texts) if full else embed(texts, full=False)
         return None
 
     # -- reading ---------------------------------------------------------------------------------
