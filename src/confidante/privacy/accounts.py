@@ -7,8 +7,10 @@ import re
 from collections.abc import Iterator
 
 from stdnum import iban, luhn
+from stdnum.be import nn as belgian_nn
 from stdnum.br import cpf
 from stdnum.ca import sin
+from stdnum.ch import ssn as swiss_ssn
 from stdnum.cn import ric
 from stdnum.es import dni, nie
 from stdnum.fr import nir
@@ -88,7 +90,7 @@ _NINO = re.compile(
     r"\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D](?![A-Za-z0-9])"
 )
 _CPF = re.compile(r"(?<![\d.])\d{3}\.\d{3}\.\d{3}-\d{2}(?!\d)")
-_DNI_NIE = re.compile(r"(?<![\w-])(?:\d{8}|[XYZ]-?\d{7})-?[A-Z](?![\w-])")
+_DNI_NIE = re.compile(r"(?<![\w-])(?:\d{8}|[XYZxyz]-?\d{7})-?[A-Za-z](?![\w-])")
 _CARD = re.compile(r"(?<![\w.-])\d(?:[ -]?\d){12,18}(?![\w-]|\.\d)")
 # Grouped by dots ("4111.1111.1111.1111", Amex "3782.822463.10005"): only in card-shaped
 # groups, since a dotted run of digits is otherwise a decimal, a version or an address.
@@ -196,7 +198,11 @@ def _card_prefix_ok(number: str) -> bool:
 
 
 def find_gov_ids(text: str) -> Iterator[Finding]:
-    if not enough_digits(text, 4):  # every id format here has at least four digits
+    if not enough_digits(text, 2):
+        return
+    for m in _DOC_CUED.finditer(text):
+        yield Finding("gov_id", m.start("id"), m.end("id"))
+    if not enough_digits(text, 4):  # every other id format here has at least four digits
         return
     for m in _GOV_CUED.finditer(text):
         value = m.group("id").rstrip(" .-/")
@@ -218,7 +224,7 @@ def find_gov_ids(text: str) -> Iterator[Finding]:
         if cpf.is_valid(m.group()):
             yield Finding("gov_id", m.start(), m.end())
     for m in _DNI_NIE.finditer(text):
-        if dni.is_valid(m.group()) or nie.is_valid(m.group()):
+        if dni.is_valid(m.group().upper()) or nie.is_valid(m.group().upper()):
             yield Finding("gov_id", m.start(), m.end())
     if _SIN_CUE.search(text):
         for m in _SIN.finditer(text):
@@ -236,8 +242,26 @@ def find_gov_ids(text: str) -> Iterator[Finding]:
             yield Finding("gov_id", m.start("id"), m.start("id") + len(value))
 
 
+# Swiss AHV numbers ("756.4074.9765.08") and Belgian national numbers ("86.02.14-117.22"):
+# their grouping and check digits make them safe to find without a cue.
+_AHV = re.compile(r"(?<![\w.-])756[.\s]?\d{4}[.\s]?\d{4}[.\s]?\d{2}(?![\w-]|\.\d)")
+_BELGIAN_NN = re.compile(r"(?<![\w.-])\d{2}\.\d{2}\.\d{2}[-\s]\d{3}[.\s]\d{2}(?![\w-]|\.\d)")
+# An identity document's number: uppercase letters and digits, eight to ten of them, at least
+# two digits ("CMJL1P36J", "X2GQG8X4P", "ZM0JMM1HL1"), after the document's name and at most
+# a few words ("die Nummer vom Perso mit Prüfziffer: ...").
+_DOC_CUE = (
+    r"passport|reisepass\w*|perso(?:nalausweis)?\w*|ausweis\w*|CNI|carte\s+d['\u2019]identit[ée]"
+    r"|passeport|pasaporte|DNI|NIE|documento\s+de\s+identidad|护照|護照|通行证|身份证"
+)
+_DOC_CUED = re.compile(
+    rf"(?<![\w-])(?i:{_DOC_CUE})(?:\s*(?::|是|为|(?i:ist|est|es|is)\b)?\s*"
+    r"|(?:,?[^\S\n]+[^\s\d:]+){1,4}?\s*:\s*)"
+    r"(?P<id>(?=[A-Z]*\d)(?=(?:[A-Z]*\d){2})[A-Z0-9]{8,10})(?![\w-])"
+)
 _CHECKSUMMED = (
     (_RIC, ric.is_valid),
+    (_AHV, swiss_ssn.is_valid),
+    (_BELGIAN_NN, belgian_nn.is_valid),
     (_NIR, nir.is_valid),
     (_CURP, lambda value: curp.is_valid(value.upper())),
     (_CODICE_FISCALE, codicefiscale.is_valid),

@@ -152,7 +152,7 @@ _EU_PART = re.compile(
     r"|wohnt|lebe|leben"
     r"|habite|habitons|vivo|vive|vivimos|live|lives|moved|bei|chez|c/o)\b)\s*"
     r"(?P<part>[A-ZÀ-Þ][\w.'\u2019-]*(?:\s+[\w.'\u2019-]+){0,4}\s+\d{1,4}\s?[a-zA-Z]?)"
-    r"\s*(?:,|\bin\b|\s-)\s*$"
+    r"(?:\s*(?:,|\bin\b|\s-)\s*|[^\S\n]*\n\s*)$"  # a comma, or the next line of a label
 )
 _NOT_A_STREET = frozenset(
     """Wir Ich Es Das Die Der Er Sie We I It The They He She You Nous Je Il Elle On Les Le La
@@ -210,6 +210,63 @@ def find(text: str) -> Iterator[Finding]:
 _TRAILING_NUMBER = re.compile(r",?\s+\d{1,5}[a-zA-Z]?$")
 
 
+# Chat in lower case: "kaiserstr 88 frankfurt", "calle alcala 48 madrid", "88 colmore row
+# birmingham b3 2bb". A street word and a number are common in talk ("calle hace 30 grados"),
+# so a city or a postcode must follow.
+_LOWER_STREET = re.compile(
+    r"(?<![\w-])(?:(?P<german>[a-zäöüß]{3,}(?:stra(?:ss|ß)e|str\.?|weg|allee|platz|gasse|damm)"
+    r"\s+\d{1,4}(?:\s?[a-z](?![a-z]))?)"
+    r"|(?:calle|c/|avenida|avda\.?|paseo|carrer|rue|avenue|boulevard|bd|via|viale|rua|r[uú]a"
+    r"|plaza|place|piazza|corso)\s+(?:[a-záéíóúñàâçèêëîïôûüß'\u2019-]+\s+){1,4}\d{1,4}[a-z]?"
+    r"|\d{1,5}[a-z]?\s+(?:[a-z'\u2019-]+\s+){1,3}(?:street|st|road|rd|row|lane|ln|avenue|ave"
+    r"|drive|dr|close|way|place|court|crescent|terrace|gardens|grove|hill|square|boulevard"
+    r"|blvd)\.?)(?![\w-])",
+    re.I,
+)
+_POSTCODE_AFTER = re.compile(
+    r",?\s+(?:\d{5}(?:-\d{4})?|[a-z]{1,2}\d[a-z\d]?\s?\d[a-z]{2})(?![\w-])", re.I
+)
+_WORD_AFTER = re.compile(r",?\s+([^\W\d_]+)")
+_UNIT_AFTER = re.compile(
+    r"\s*(?i:minuten|min|km|m|meter|metres?|meters?|jahre?n?|mal|euro|prozent|%|grad|stunden)\b"
+)
+
+
+def _place_after(text: str, pos: int) -> int | None:
+    """End of a postcode or a known town (one or two words, and a postcode after it) right
+    after ``pos``; None when neither follows."""
+    code = _POSTCODE_AFTER.match(text, pos)
+    if code is not None:
+        return code.end()
+    first = _WORD_AFTER.match(text, pos)
+    if first is None:
+        return None
+    second = _WORD_AFTER.match(text, first.end())
+    end = None
+    if second is not None and f"{first.group(1)} {second.group(1)}".casefold() in _city_names():
+        end = second.end()
+    elif first.group(1).casefold() in _city_names():
+        end = first.end()
+    if end is not None:
+        code = _POSTCODE_AFTER.match(text, end)
+        return code.end() if code is not None else end
+    # a town we do not know, with its postcode: "12 lark lane liverpool l17 8uu"
+    for word in (first, second):
+        code = _POSTCODE_AFTER.match(text, word.end()) if word is not None else None
+        if code is not None:
+            return code.end()
+    return None
+
+
+@cache
+def _city_names() -> frozenset[str]:
+    """Towns (those the district map names), folded, and the first word of a long name
+    ("Frankfurt" of "Frankfurt am Main")."""
+    names = {c.casefold() for c in _cities() if c}
+    names |= {n.split()[0] for n in names if " " in n and len(n.split()[0]) >= 6}
+    return frozenset(names)
+
+
 def _a_city(words: str) -> bool:
     """Whether a street-name-and-number is a city and a district number ("Paris 15e")."""
     return _TRAILING_NUMBER.sub("", words) in _cities()
@@ -244,6 +301,12 @@ def _candidates(text: str) -> Iterator[Finding]:
     for m in _CUED_NAME_NUMBER.finditer(text):
         if not _a_city(m.group("addr")):  # "j'habite Paris 15e": a district, not a door
             yield Finding("street_address", m.start("addr"), m.end("addr"))
+    for m in _LOWER_STREET.finditer(text):
+        end = _place_after(text, m.end())
+        if end is None and m.group("german") and not _UNIT_AFTER.match(text, m.end()):
+            end = m.end()  # a German compound street name needs no town after it
+        if end is not None:
+            yield Finding("street_address", m.start(), end)
     for m in _CUED.finditer(text):
         addr = _CUED_STOP.sub("", m.group("addr"))
         # "moved to 3 different cities" is not an address; a name or street word must follow.

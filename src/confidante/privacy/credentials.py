@@ -399,10 +399,20 @@ _POSSESSIVE = re.compile(
 )
 
 
+# The noun names what a tool holds, not a secret: "mon gestionnaire de mots de passe est
+# top", "mi gestor de contraseñas es buenísimo", "el generador de claves".
+_TOOL_BEFORE = re.compile(
+    r"(?i:gestionnaire|g[ée]n[ée]rateur|coffre-fort|gestor|administrador|generador|b[óo]veda"
+    r"|gerenciador|gestore|generatore)\s+(?:de\s+|d['\u2019]\s*|des\s+|di\s+)?$"
+)
+
+
 def _generic(text: str, noun_start: int) -> bool:
     """Whether the noun is spoken of in general (a default, the most common one), and not as
-    someone's own ("my router's default password is ..." is theirs)."""
+    someone's own ("my router's default password is ..." is theirs), or names a tool."""
     before = text[max(0, noun_start - 32) : noun_start]
+    if _TOOL_BEFORE.search(before):
+        return True
     return _GENERIC_BEFORE.search(before) is not None and not _POSSESSIVE.search(before)
 
 
@@ -474,9 +484,45 @@ _SPACED_PIN = re.compile(
 )
 
 
+# A one-time code named as one, then within a few words its digits, whole or in groups:
+# "the 2fa code they texted me is 596 230", "le code reçu par SMS : 987 450",
+# "código de verificación es 289261", "Bestätigungscode 448 120", "验证码 5962".
+_OTP_NOUN = (
+    r"(?:2fa|mfa|otp|one[\s-]time|verification|confirmation|security|login|sign[\s-]?in"
+    r"|auth(?:entication)?|sms|text)\s+(?:code|pin|passcode)|passcode"
+    r"|code\s+(?:de\s+)?(?:confirmation|v[ée]rification|validation|s[ée]curit[ée]|connexion)"
+    r"|code\s+(?:re[çc]u\s+)?par\s+SMS|code\s+SMS|code\s+[àa]\s+usage\s+unique"
+    r"|c[óo]digo\s+de\s+(?:verificaci[óo]n|confirmaci[óo]n|seguridad|acceso|validaci[óo]n)"
+    r"|c[óo]digo\s+(?:por\s+)?SMS|(?:Bestätigungs|Verifizierungs|Sicherheits|Einmal|Anmelde"
+    r"|Login|SMS)-?[Cc]ode|m?TAN|Einmalpasswort|验证码|校验码|动态码|短信码|动态密码"
+)
+_OTP = re.compile(
+    rf"(?<![A-Za-z])(?P<noun>(?i:{_OTP_NOUN}))(?![A-Za-z])[^\d\n!?.]{{0,40}}?"
+    r"(?<![\d.,:/-])(?P<v>\d{2,4}(?:[ -]\d{2,4}){1,2}|\d(?: \d){3,7}|\d{4,8})(?![\d]|[.,:/]\d)"
+)
+_CLOCK_AFTER = re.compile(r"\s*(?i:am|pm|h\b|uhr|hrs|heures?|horas?)")
+# What may stand between the noun and the code: nothing, a colon, or a few words that end in
+# a copula ("they texted me is", "reçu par SMS :"); not "for the building changed in".
+_OTP_GAP = re.compile(
+    r"\s*(?:(?:[^\s\d]+\s+){0,5}?(?i:is|was|est|c['\u2019]est|es|era|ist|lautet|war|是|为))?"
+    r"\s*[:=]?\s*"
+)
+_YEAR = re.compile(r"(?:19|20)\d\d")
+
+
 def find_pins(text: str) -> Iterator[Finding]:
     """PINs and short codes in any of the cue languages: written with a space, dot or dash
     between every digit, named by what they open, or given before their noun."""
+    for m in _OTP.finditer(text) if enough_digits(text, 4) else ():
+        value, after = m.group("v"), m.end("v")
+        gap = text[m.end("noun") : m.start("v")]
+        if not 4 <= sum(ch.isdigit() for ch in value) <= 8 or not _OTP_GAP.fullmatch(gap):
+            continue
+        if _UNIT_AFTER.match(text, after) or _CLOCK_AFTER.match(text, after):
+            continue
+        if _YEAR.fullmatch(value) and re.match(r"\s+[A-Za-z]", text[after:]):
+            continue  # "passcode 2024 was the year we met"
+        yield Finding(CATEGORY, m.start("v"), after)
     if _SPACED_DIGITS_HINT.search(text):
         for m in _SPACED_PIN.finditer(text):
             yield Finding(CATEGORY, m.start("v"), m.end("v"))
@@ -617,3 +663,42 @@ def _eu_plausible(value: str, noun: str) -> bool:
     if value.isdigit():  # "el código de acceso es 7788"
         return len(value) >= 4
     return len(value) >= 4 and (_generated_looking(value) or len(value) >= 6)
+
+
+# The answer to a security question, given after it: "security question answer (name of first
+# pet): Biscuit2009", "密保问题“你小学的名字”答案是 育才小学", "Antwort auf die
+# Sicherheitsfrage (...): Krümel". An answer is a few words; a longer clause is talk about
+# such questions ("security questions are useless: anyone can google them").
+_SECURITY_QUESTION = (
+    r"security\s+(?:question|answer)s?|secret\s+(?:question|answer)|mother'?s\s+maiden"
+    r"|Sicherheits(?:frage|antwort)|geheime\s+Frage|question\s+(?:secr[èe]te|de\s+s[ée]curit[ée])"
+    r"|r[ée]ponse\s+secr[èe]te|pregunta\s+(?:de\s+seguridad|secreta)|respuesta\s+(?:de\s+"
+    r"seguridad|secreta)|密保(?:问题|答案)?|安全问题|密码提示问题"
+)
+_SECURITY_ANSWER = re.compile(
+    rf"(?i:{_SECURITY_QUESTION})[^:\n]{{0,60}}?"
+    r"(?:\s*:\s*|答案是\s*|答案:?\s*|(?P<verb>(?i:\b(?:answer|name)\s+(?:is|was))\s+))"
+    r"(?P<v>[^\s,.;!?\u2014\u2013\"'(][^,.;!?\u2014\u2013\n。]{0,40}?)"
+    r"(?=\s*(?:[,.;!?\u2014\u2013\n。]|\s-\s|$))"
+)
+
+
+_SECURITY_STEMS = ("secur", "secret", "maiden", "sicherheit", "geheime", "secr", "密保", "安全问题",
+                   "密码提示", "pregunta", "respuesta", "sécurité")  # fmt: skip
+
+
+def find_security_answers(text: str) -> Iterator[Finding]:
+    """The answer to a security question, after the question's name and a colon."""
+    low = text.lower()
+    if not any(stem in low for stem in _SECURITY_STEMS):
+        return
+    for m in _SECURITY_ANSWER.finditer(text):
+        value = m.group("v").strip()
+        if not value or len(value.split()) > 3 or value.lower() in NOT_A_VALUE:
+            continue
+        if value.endswith("?") or prose_shaped(value):
+            continue
+        if m.group("verb") and not (value[0].isupper() or value[0].isdigit()):
+            continue  # "... maiden name is on the form": a name after "is" is capitalised
+        start = m.start("v") + (len(m.group("v")) - len(m.group("v").lstrip()))
+        yield Finding(CATEGORY, start, start + len(value))

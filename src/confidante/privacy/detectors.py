@@ -72,6 +72,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("credentials", "credential", credentials.find),
     Detector("credentials_intl", "credential", credentials.find_multilingual),
     Detector("pins_and_codes", "credential", credentials.find_pins),
+    Detector("security_answers", "credential", credentials.find_security_answers),
     Detector("crypto_keys", "credential", keys.find),
     Detector("seed_phrases", "credential", seeds.find),
     Detector("financial_accounts", "financial_account", accounts.find_financial),

@@ -162,8 +162,10 @@ def _checksummed(lang: str, words: list[str]) -> bool:
 
 
 def _cued(text: str, start: int) -> bool:
-    before = text[max(0, start - 80) : start]
+    # The cue may end the sentence before ("keep my seed phrase in notes? it's galaxy ..."):
+    # twelve list words in a row are no sentence, so one boundary between is allowed.
+    before = text[max(0, start - 100) : start]
     ends = list(_SENTENCE_END.finditer(before))
-    if ends:
-        before = before[ends[-1].end() :]
+    if len(ends) > 1:
+        before = before[ends[-2].end() :]
     return _CUE.search(before) is not None
