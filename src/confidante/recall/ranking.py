@@ -257,6 +257,11 @@ def _newest_truth_first(hits: np.ndarray, fused: np.ndarray, current: np.ndarray
     return np.union1d(hits, current[old])
 
 
+def _joined(arrays: Sequence[np.ndarray]) -> np.ndarray:
+    """One pool-wide array (read only): a single partition's own array, not a copy of it."""
+    return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
+
+
 @dataclass(frozen=True, slots=True)
 class Ranked:
     partition: int  # position in the pool
@@ -321,16 +326,14 @@ class Pipeline:
             return []
         flat: dict[str, np.ndarray] = {}
         spoken = self._spoken_by_named(query, pool)
+        visible = _joined([c.mask for c in pool])
         for r in self.rankers:
-            arrs = r.scores(query, pool)
             # Whatever a ranker returns, a fact outside the mask can never score.
-            flat[r.name] = np.concatenate(
-                [np.where(c.mask, a, 0.0) for c, a in zip(pool, arrs, strict=True)]
-            ).astype(np.float64)
+            scored = _joined(r.scores(query, pool))
+            flat[r.name] = np.where(visible, scored, 0.0).astype(np.float64, copy=False)
             if spoken is not None:
                 flat[r.name][spoken] *= 1.0 + self.speaker_weight
-        visible = np.concatenate([c.mask for c in pool])
-        created = np.concatenate([c.index.created for c in pool])
+        created = _joined([c.index.created for c in pool])
         relevant = np.zeros(len(visible), dtype=bool)
         for r in self.rankers:
             relevant |= flat[r.name] > r.floor
@@ -366,7 +369,7 @@ class Pipeline:
             sup = _segment_support(pool, offsets, hits, fused, max(2048, 4 * k))
             fused[hits] = (fused[hits] + self.session_weight * sup) / (1 + self.session_weight)
         if self.question_penalty:  # last: a question still lends its score to its answer
-            asks = np.concatenate([c.index.asks for c in pool])
+            asks = _joined([c.index.asks for c in pool])
             fused[hits] *= 1.0 - self.question_penalty * asks[hits]
         current = _current_versions(pool, offsets)
         if current is not None:

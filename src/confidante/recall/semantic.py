@@ -170,7 +170,7 @@ class Semantic:
                 s = self._routed(vectors, q, c.index)
             else:
                 s = _cosines(vectors, q)
-            out.append(np.where(c.mask, s, 0.0).astype(np.float32))
+            out.append(s.astype(np.float32, copy=False))  # the pipeline applies the mask
         return out
 
     def _routed(self, vectors: _Routed, q: np.ndarray, index: PartitionIndex) -> np.ndarray:
@@ -192,7 +192,7 @@ class Semantic:
                 multi = np.minimum(a * _cosines(vectors.multilingual, q_multi) + b, 1.0)
                 s = np.where(vectors.english_rows, (1.0 - blend) * s + blend * multi, multi)
                 return s
-            rows = np.argpartition(-s, _BLEND_TOP)[:_BLEND_TOP]
+            rows = np.argpartition(s, n - _BLEND_TOP)[n - _BLEND_TOP :]
             rows = rows[vectors.english_rows[rows]]
             m = vectors.multilingual16[rows].astype(np.float32)
             s[rows] = (1.0 - blend) * s[rows] + blend * np.minimum(
