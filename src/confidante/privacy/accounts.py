@@ -12,10 +12,12 @@ from stdnum.br import cpf
 from stdnum.ca import sin
 from stdnum.ch import ssn as swiss_ssn
 from stdnum.cn import ric
+from stdnum.de import idnr
 from stdnum.es import dni, nie
 from stdnum.fr import nir
 from stdnum.it import codicefiscale
 from stdnum.mx import curp
+from stdnum.nl import bsn
 from stdnum.us import ssn
 
 from . import cues
@@ -118,11 +120,20 @@ _ORDER_CUE = re.compile(
     r"[\s#:.]{0,3}(?:是|为)?\s*$",
     re.I,
 )
-# A Canadian social insurance number: nine digits in threes whose Luhn check holds, with the
-# number named anywhere in the sentence ("SIN on my T4 is 464 184 571"): the check alone
-# would pass one in ten numbers of that shape.
-_SIN = re.compile(r"(?<![\d-])\d{3}([ -]?)\d{3}\1\d{3}(?![\d-])")
-_SIN_CUE = re.compile(r"\bSIN\b|\bNAS\b|(?i:social\s+insurance|assurance\s+sociale)")
+# National numbers with a check digit, named anywhere in the sentence, before or after the
+# value ("SIN on my T4 is 464 184 571", "91120357687 - die Steuer-ID von meiner Frau",
+# "106277732 and ... - ssn first"): the check alone would pass one number in ten or eleven of
+# that shape, the name and the check together are safe.
+_NINE_DIGITS = re.compile(r"(?<![\d-])\d{3}([ -]?)\d{2,3}\1\d{3,4}(?![\d-])")
+_ELEVEN_DIGITS = re.compile(r"(?<![\d-])\d{2}([ ]?)\d{3}\1\d{3}\1\d{3}(?![\d-])")
+_NAMED_ANYWHERE = (
+    (re.compile(r"\bSIN\b|\bNAS\b|(?i:social\s+insurance|assurance\s+sociale)"), _NINE_DIGITS,
+     sin.is_valid),
+    (re.compile(r"(?i:\bssn\b|social\s+security)"), _NINE_DIGITS, ssn.is_valid),
+    (re.compile(r"\bBSN\b|(?i:burgerservicenummer|sofinummer)"), _NINE_DIGITS, bsn.is_valid),
+    (re.compile(r"(?i:steuer[-\s]?id|steuer-?identifikationsnummer|steuerliche\s+identifikations"
+                r"nummer|\bidnr\b|identifikationsnummer)"), _ELEVEN_DIGITS, idnr.is_valid),
+)  # fmt: skip
 # A French RIB written as its parts: "banque 30004 guichet 00550 compte ... clé 25".
 _RIB_PARTS = re.compile(
     r"(?i:(?:code\s+)?banque)\s*:?\s*\d{5}\W{1,4}(?i:(?:code\s+)?guichet)\s*:?\s*\d{5}"
@@ -184,6 +195,12 @@ def _digits(value: str) -> str:
     return "".join(ch for ch in value if ch.isdigit())
 
 
+def _network_length_ok(number: str) -> bool:
+    """Visa numbers have 13, 16 or 19 digits: a 14-digit "4..." is a company's SIRET or an
+    order number, not a card (other networks' lengths vary more)."""
+    return number[0] != "4" or len(number) in (13, 16, 19)
+
+
 def _card_prefix_ok(number: str) -> bool:
     """Issuer prefixes of the major networks (avoids Luhn-valid EANs and ISBNs)."""
     two, four = int(number[:2]), int(number[:4])
@@ -226,10 +243,13 @@ def find_gov_ids(text: str) -> Iterator[Finding]:
     for m in _DNI_NIE.finditer(text):
         if dni.is_valid(m.group().upper()) or nie.is_valid(m.group().upper()):
             yield Finding("gov_id", m.start(), m.end())
-    if _SIN_CUE.search(text):
-        for m in _SIN.finditer(text):
-            if sin.is_valid(m.group()):
-                yield Finding("gov_id", m.start(), m.end())
+    for cue, pattern, valid in _NAMED_ANYWHERE:
+        if cue.search(text):
+            for m in pattern.finditer(text):
+                if _ORDER_CUE.search(text[max(0, m.start() - 40) : m.start()]):
+                    continue  # "order 123456789": the number has another name
+                if valid(m.group().replace(" ", "").replace("-", "")):
+                    yield Finding("gov_id", m.start(), m.end())
     for pattern, validator in _CHECKSUMMED:
         for m in pattern.finditer(text):
             if validator(m.group()):
@@ -319,7 +339,7 @@ def _is_card(number: str, carded: bool) -> bool:
     if not 12 <= len(number) <= 19:
         return False
     luhn_ok = luhn.is_valid(number)
-    if luhn_ok and _card_prefix_ok(number):
+    if luhn_ok and _card_prefix_ok(number) and _network_length_ok(number):
         # 13 digits is also an EAN barcode; ask for a card word then.
         return len(number) >= 14 or carded
     if not carded:

@@ -41,8 +41,9 @@ _TAIL = (
     r"(?:,?\s+(?:[A-Z]{2}\s+\d{5}(?:-\d{4})?|[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}))?"
 )
 _ENGLISH = re.compile(
-    rf"(?<![\w.,-]){_UNIT}{_NUMBER},?\s+{_DIRECTION}(?:{_NAME_WORD}\s+){{0,3}}"
-    rf"(?:{STREET_TYPES})\b\.?{_TAIL}"
+    # a street type needs a name before it ("1402, Gate A38" is a flight's gate), but Broadway
+    rf"(?<![\w.,-]){_UNIT}{_NUMBER},?\s+{_DIRECTION}(?:(?:{_NAME_WORD}\s+){{1,3}}"
+    rf"(?:{STREET_TYPES})|Broadway)\b\.?{_TAIL}"
 )
 _ROMANCE = re.compile(
     rf"(?<![\w.,-])(?:{_NUMBER},?\s+(?:{ROMANCE_STREETS})\s+(?:{_NAME_WORD}\s?){{1,4}}"
@@ -218,6 +219,8 @@ _LOWER_STREET = re.compile(
     r"\s+\d{1,4}(?:\s?[a-z](?![a-z]))?)"
     r"|(?:calle|c/|avenida|avda\.?|paseo|carrer|rue|avenue|boulevard|bd|via|viale|rua|r[uú]a"
     r"|plaza|place|piazza|corso)\s+(?:[a-záéíóúñàâçèêëîïôûüß'\u2019-]+\s+){1,4}\d{1,4}[a-z]?"
+    r"|\d{1,4}(?:\s?(?:bis|ter))?,?\s+(?:rue|boulevard|bd|avenue|av|all[ée]e|impasse|chemin|quai"
+    r"|place|cours|route)\s+(?:[a-zàâçèéêëîïôûü'\u2019-]+\s+){0,3}[a-zàâçèéêëîïôûü'\u2019-]+"
     r"|\d{1,5}[a-z]?\s+(?:[a-z'\u2019-]+\s+){1,3}(?:street|st|road|rd|row|lane|ln|avenue|ave"
     r"|drive|dr|close|way|place|court|crescent|terrace|gardens|grove|hill|square|boulevard"
     r"|blvd)\.?)(?![\w-])",
@@ -232,10 +235,18 @@ _UNIT_AFTER = re.compile(
 )
 
 
+_DOOR_AFTER = re.compile(
+    r",?\s+(?:\d{1,2}(?:st|nd|rd|th)\s+floor|floor\s+\d{1,2}|apt\.?\s*#?\s*\w+|apartment\s+\w+"
+    r"|unit\s+\w+|flat\s+\w+|suite\s+\w+|#\s?\d{1,4}|\d{1,2}(?:er|e|ème)\s+étage|piso\s+\d+"
+    r"|\d{1,2}º\s?\w?|\d\.\s+(?:Stock|OG|Etage))",
+    re.I,
+)
+
+
 def _place_after(text: str, pos: int) -> int | None:
-    """End of a postcode or a known town (one or two words, and a postcode after it) right
-    after ``pos``; None when neither follows."""
-    code = _POSTCODE_AFTER.match(text, pos)
+    """End of a postcode, a known town (one or two words, and a postcode after it) or a
+    floor or flat number right after ``pos``; None when none follows."""
+    code = _POSTCODE_AFTER.match(text, pos) or _DOOR_AFTER.match(text, pos)
     if code is not None:
         return code.end()
     first = _WORD_AFTER.match(text, pos)

@@ -500,6 +500,17 @@ _OTP = re.compile(
     rf"(?<![A-Za-z])(?P<noun>(?i:{_OTP_NOUN}))(?![A-Za-z])[^\d\n!?.]{{0,40}}?"
     r"(?<![\d.,:/-])(?P<v>\d{2,4}(?:[ -]\d{2,4}){1,2}|\d(?: \d){3,7}|\d{4,8})(?![\d]|[.,:/]\d)"
 )
+# The code first, then what it is: "520470 is the code the bank just texted", "861231 c'est le
+# code reçu par SMS". Only when the sentence says it came by message or is for logging in.
+_OTP_FIRST = re.compile(
+    r"(?<![\d.,:/-])(?P<v>\d{4,8})\s+(?i:is|was|c['\u2019]est|es|era|ist|war|是)\s+"
+    r"(?i:(?:the|le|el|der|die|das|my|mi|mon|ton|tu)\s+)?(?i:code|c[óo]digo|codice)\b"
+)
+_OTP_HINT = re.compile(
+    r"(?i:sms|text(?:ed)?|bank|banque|banco|verif\w*|confirm\w*|valid\w*|login|log\s+in|2fa"
+    r"|otp|virement|transfer\w*|überweisung|transferencia|短信|银行)"
+)
+_ERROR_BEFORE = re.compile(r"(?i:error|fehler|erreur|status|http|version|v)\s*$")
 _CLOCK_AFTER = re.compile(r"\s*(?i:am|pm|h\b|uhr|hrs|heures?|horas?)")
 # What may stand between the noun and the code: nothing, a colon, or a few words that end in
 # a copula ("they texted me is", "reçu par SMS :"); not "for the building changed in".
@@ -513,6 +524,12 @@ _YEAR = re.compile(r"(?:19|20)\d\d")
 def find_pins(text: str) -> Iterator[Finding]:
     """PINs and short codes in any of the cue languages: written with a space, dot or dash
     between every digit, named by what they open, or given before their noun."""
+    if enough_digits(text, 4) and _OTP_HINT.search(text):
+        for m in _OTP_FIRST.finditer(text):
+            if _YEAR.fullmatch(m.group("v")):
+                continue  # "2024 is the code freeze year"
+            if not _ERROR_BEFORE.search(text[max(0, m.start() - 20) : m.start()]):
+                yield Finding(CATEGORY, m.start("v"), m.end("v"))
     for m in _OTP.finditer(text) if enough_digits(text, 4) else ():
         value, after = m.group("v"), m.end("v")
         gap = text[m.end("noun") : m.start("v")]
@@ -670,19 +687,25 @@ def _eu_plausible(value: str, noun: str) -> bool:
 # Sicherheitsfrage (...): Krümel". An answer is a few words; a longer clause is talk about
 # such questions ("security questions are useless: anyone can google them").
 _SECURITY_QUESTION = (
-    r"security\s+(?:question|answer)s?|secret\s+(?:question|answer)|mother'?s\s+maiden"
+    r"security\s+(?:question|answer|q)s?|secret\s+(?:question|answer)|mother'?s\s+maiden"
     r"|Sicherheits(?:frage|antwort)|geheime\s+Frage|question\s+(?:secr[èe]te|de\s+s[ée]curit[ée])"
     r"|r[ée]ponse\s+secr[èe]te|pregunta\s+(?:de\s+seguridad|secreta)|respuesta\s+(?:de\s+"
     r"seguridad|secreta)|密保(?:问题|答案)?|安全问题|密码提示问题"
 )
 _SECURITY_ANSWER = re.compile(
     rf"(?i:{_SECURITY_QUESTION})[^:\n]{{0,60}}?"
-    r"(?:\s*:\s*|答案是\s*|答案:?\s*|(?P<verb>(?i:\b(?:answer|name)\s+(?:is|was))\s+))"
-    r"(?P<v>[^\s,.;!?\u2014\u2013\"'(][^,.;!?\u2014\u2013\n。]{0,40}?)"
-    r"(?=\s*(?:[,.;!?\u2014\u2013\n。]|\s-\s|$))"
+    r"(?:\s*[:=]\s*|答案是\s*|答案:?\s*|(?P<verb>(?i:\b(?:answer|name)\s+(?:is|was))\s+"
+    # "(Name vom ersten Haustier) ist Krümel": a copula after the question in brackets
+    r"|\)\s*(?i:is|ist|est|es|era|was|war)\s+))"
+    r"(?P<v>[^\s,.;!?\u2014\u2013\"'(][^,.;!?\u2014\u2013\n。(]{0,40}?)"
+    r"(?=\s*(?:[,.;!?\u2014\u2013\n。(]|\s-\s|$))"
 )
 
 
+_ANSWER_AFTER_NAME = re.compile(
+    r"(?i:maiden\s+name|pet|street|school|mascota|Haustiers?|animal)\s+(?:is\s+|was\s+)?"
+    r"([A-ZÀ-Þ][\w'\u2019-]+)$"
+)
 _SECURITY_STEMS = ("secur", "secret", "maiden", "sicherheit", "geheime", "secr", "密保", "安全问题",
                    "密码提示", "pregunta", "respuesta", "sécurité")  # fmt: skip
 
@@ -694,6 +717,11 @@ def find_security_answers(text: str) -> Iterator[Finding]:
         return
     for m in _SECURITY_ANSWER.finditer(text):
         value = m.group("v").strip()
+        named = _ANSWER_AFTER_NAME.search(value)
+        if named is not None:  # "mom's maiden name Kowalski": the answer, not its question
+            start = m.start("v") + m.group("v").index(value) + named.start(1)
+            yield Finding(CATEGORY, start, start + len(named.group(1)))
+            continue
         if not value or len(value.split()) > 3 or value.lower() in NOT_A_VALUE:
             continue
         if value.endswith("?") or prose_shaped(value):
