@@ -83,11 +83,30 @@ def _stored_vector(m: Memory, fact_id: str) -> np.ndarray:
     return opened.vector
 
 
-def test_a_single_english_write_gets_its_second_reading_at_load(tmp_path: Path, key: bytes) -> None:
+STORED = {
+    "We adopted a beagle puppy from the shelter",
+    "The tax deadline is in April",
+    "我们养了一只猫",
+    "Our beagle is called Toby",
+}
+
+
+def test_a_single_english_write_gets_its_second_reading_at_load(
+    tmp_path: Path, key: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """One English fact written alone is stored with its English reading (the multilingual
     model costs ~4x more for one text than in a batch); the ranker makes the other reading in
-    memory when the partition loads, keeps it across writes for the facts they did not
-    change, and cleanup stores it."""
+    memory when the partition loads, once: a later write does not make any fact be read
+    again, and cleanup stores it, after which a load reads nothing."""
+    read: list[str] = []  # every text the multilingual model reads for a stored fact
+    whole: list[str] = []  # every stored text embedded again in full
+    original = LanguageRoutedEmbedder.read_multilingual
+    monkeypatch.setattr(
+        LanguageRoutedEmbedder,
+        "read_multilingual",
+        lambda self, texts: read.extend(texts) or original(self, texts),
+    )
+    embed = LanguageRoutedEmbedder.embed
     with Memory.open(tmp_path / "m.db", master_key=key) as m:
         dog = m.remember(ALICE, "We adopted a beagle puppy from the shelter").id
         tax, cat = (
@@ -97,8 +116,17 @@ def test_a_single_english_write_gets_its_second_reading_at_load(tmp_path: Path, 
         assert _stored_vector(m, dog)[:split].any() and not _stored_vector(m, dog)[split:].any()
         assert _stored_vector(m, tax)[:split].any() and _stored_vector(m, tax)[split:].any()
         assert not _stored_vector(m, cat)[:split].any() and _stored_vector(m, cat)[split:].any()
+        monkeypatch.setattr(
+            LanguageRoutedEmbedder,
+            "embed",
+            lambda self, texts: (
+                whole.extend(t for t in texts if t in STORED),
+                embed(self, texts),
+            )[1],
+        )
         hits = m.recall(ALICE, "我们从收容所领养了什么动物？", k=3)
         assert dog in {h.fact.id for h in hits}
+        assert read == ["We adopted a beagle puppy from the shelter"] and whole == []
         v = _routed_vectors(m)
         assert len(v.unread) == 0 and v.multilingual16.any(axis=1).all()
         first = v.multilingual16.copy()
@@ -107,9 +135,17 @@ def test_a_single_english_write_gets_its_second_reading_at_load(tmp_path: Path, 
         after = _routed_vectors(m)
         assert after is not v and after.multilingual16.any(axis=1).all()
         assert np.array_equal(after.multilingual16[: len(first)], first)  # kept, not redone
+        # only the new fact was read; nothing was embedded again in full at either load
+        assert read == ["We adopted a beagle puppy from the shelter", "Our beagle is called Toby"]
+        assert whole == []
         assert m.cleanup()["reembedded"] == 2  # the two English facts written alone
         assert m.cleanup()["reembedded"] == 0
         assert _stored_vector(m, dog)[split:].any()
+        read.clear()
+        whole.clear()  # cleanup embedded the two in full, to store them
+        m.invalidate()
+        m.recall(ALICE, "what is our dog called?")
+        assert read == [] and whole == []  # stored whole: a load reads nothing
 
 
 def test_an_english_pair_is_scored_by_both_models(tmp_path: Path, key: bytes) -> None:

@@ -93,22 +93,31 @@ class Semantic:
             embed = getattr(self.embedder, "embed_first", embed)
         return embed(list(texts)).astype(np.float16)
 
-    def is_current(self, vector: np.ndarray | None, made_by: str | None) -> bool:
-        """Whether a stored vector was made by this embedder (else it is embedded again)."""
+    def _made_here(self, vector: np.ndarray | None, made_by: str | None) -> bool:
+        """Whether a stored vector was made by this embedder, whole or in part (an English
+        fact's first reading): usable at load, where a missing half is made in a batch."""
         if vector is None or vector.shape != (self.embedder.dim,):
             return False
         name = self.embedder.name
-        if isinstance(self.embedder, LanguageRoutedEmbedder) and made_by == name:
+        return made_by == name or (made_by is None and name in _UNTAGGED)
+
+    def is_current(self, vector: np.ndarray | None, made_by: str | None) -> bool:
+        """Whether a stored vector is whole and made by this embedder (else `cleanup` embeds
+        it again and stores it)."""
+        if not self._made_here(vector, made_by):
+            return False
+        assert vector is not None
+        if isinstance(self.embedder, LanguageRoutedEmbedder):
             # an English fact stored with its first reading only: cleanup stores both
             split = self.embedder.split
             return not (vector[:split].any() and not vector[split:].any())
-        return made_by == name or (made_by is None and name in _UNTAGGED)
+        return True
 
     def prepare(self, index: PartitionIndex) -> None:
         mat = np.zeros((len(index.facts), self.embedder.dim), dtype=np.float16)
         missing = []
         for i, f in enumerate(index.facts):
-            if self.is_current(f.vector, f.embedder):
+            if self._made_here(f.vector, f.embedder):
                 mat[i] = f.vector
             else:
                 missing.append(i)
