@@ -65,6 +65,9 @@ def test_auto_keeps_every_reading_in_one_vector(auto: LanguageRoutedEmbedder) ->
     assert not first[0, auto.split :].any()
     assert np.allclose(first[1:], v[1:])
     assert np.allclose(auto.read_multilingual(texts[:1]), v[:1, auto.split :], atol=1e-6)
+    # a text the English model reads nothing in gets the multilingual reading at once
+    blank = auto.embed_first(["🙂🙂 ✓✓"])[0]
+    assert not blank[: auto.split].any() and blank[auto.split :].any()
 
 
 def _routed_vectors(m: Memory) -> Any:

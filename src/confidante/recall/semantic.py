@@ -198,7 +198,12 @@ class Semantic:
         if blend:  # English pairs: both models, for the best of them by the English one
             n = len(s)
             if n <= _BLEND_TOP:
-                multi = np.minimum(a * _cosines(vectors.multilingual, q_multi) + b, 1.0)
+                # float32 for this query only: kept, it would grow the index after the
+                # partition cache measured it (a non-English query keeps it, as before)
+                rows32 = vectors._multilingual
+                if rows32 is None:
+                    rows32 = vectors.multilingual16.astype(np.float32)
+                multi = np.minimum(a * _cosines(rows32, q_multi) + b, 1.0)
                 s = np.where(vectors.english_rows, (1.0 - blend) * s + blend * multi, multi)
                 return s
             rows = np.argpartition(s, n - _BLEND_TOP)[n - _BLEND_TOP :]

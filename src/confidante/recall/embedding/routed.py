@@ -94,7 +94,9 @@ class LanguageRoutedEmbedder:
         rows = [i for i, e in enumerate(english) if e]
         if rows:
             out[rows, : self.split] = self.english.embed([texts[i] for i in rows])
-        rows = [i for i, e in enumerate(english) if both or not e]
+        # a text the English model reads nothing in ("🙂🙂", "✓✓") gets the other reading now
+        blank = ~out[:, : self.split].any(axis=1)
+        rows = [i for i, e in enumerate(english) if both or not e or blank[i]]
         if rows:
             out[rows, self.split :] = self.multilingual.embed([texts[i] for i in rows])
         return out
