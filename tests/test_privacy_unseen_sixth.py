@@ -4,7 +4,8 @@ first-run figures are in the README). Sentences written here, not taken from tha
 numbers with a check digit named anywhere in the sentence (before or after), someone's
 "Nummer", a code given before it is named, a security answer after "=" or after the question
 in brackets, lower-case French and English streets before a postcode or a floor; and a SIRET
-or a flight's gate, which are nobody's card or street."""
+or a flight's gate, which are nobody's card or street, with what a review of the pass found
+it refused wrongly (a safety problem, "none set", a booking number, "das Los Nummer")."""
 
 from __future__ import annotations
 
@@ -42,6 +43,26 @@ ORDINARY = [
     "the team's number 23 shirt sold out",
     "the security question (first pet) is easy to guess",
     "the 5 main street shops, 2nd floor has a cafe",
+    # found by a review of the pass: safety problems, non-answers, booking numbers, articles
+    "食品安全问题：这家餐厅被罚款了",
+    "这是个安全问题：电线老化了",
+    "我忘了密保问题的答案。",
+    "安全问题的答案是什么？",
+    "我把密保问题的答案写在本子上了。",
+    "mother's maiden name: unknown",
+    "Security question: none set",
+    "Sicherheitsfrage: keine Ahnung",
+    "The security questions: first pet, first school, first car.",
+    "Das Los Nummer 1234567 hat gewonnen!",
+    "Der Kurs Nummer 4711 0815 ist voll",
+    "Passport appointment booked, confirmation: 48213377",
+    "DNI appointment reference: 20240315",
+    "Ausweis beantragt, Vorgangsnummer: 20240315",
+    "Personal best: 10000000 steps this year",
+    "Ich war nie: 12345678",
+    "El documento 2024-0315-77 ya está firmado",
+    "SSN office called about case 123456789 today",
+    "BSN aanvraag duurt lang, dossier 111222333",
 ]
 
 

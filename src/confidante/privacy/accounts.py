@@ -40,7 +40,7 @@ _GOV_CUE = (
     r"driver'?s?\s+licen[cs]e(?:\s+(?:number|no\.?|#))?|"
     r"driving\s+licen[cs]e(?:\s+(?:number|no\.?))?|licen[cs]e\s+(?:number|no\.?)|licen[cs]e(?=\s*#)|"
     r"dl\s*(?:number|no\.?|#)?|aadhaa?r(?:\s+(?:number|no\.?))?|pan(?:\s+card)?\s+number|"
-    r"pan\s+card|cpf|rg|dni|nie|nif|nric|personalausweis(?:nummer)?|ausweisnummer|"
+    r"pan\s+card|cpf|rg|dni|(?-i:NIE)|nif|nric|personalausweis(?:nummer)?|ausweisnummer|"
     r"steuer-?id|bsn|pesel|personnummer|henkilötunnus|codice\s+fiscale|medicare(?:\s+number)?|"
     r"health\s+(?:card|insurance)\s+number|voter\s+id|green\s+card(?:\s+number)?|"
     r"alien\s+(?:registration\s+)?number|a-number|curp|rfc|rut|cuil|cuit"
@@ -122,8 +122,9 @@ _ORDER_CUE = re.compile(
 )
 # National numbers with a check digit, named anywhere in the sentence, before or after the
 # value ("SIN on my T4 is 464 184 571", "91120357687 - die Steuer-ID von meiner Frau",
-# "106277732 and ... - ssn first"): the check alone would pass one number in ten or eleven of
-# that shape, the name and the check together are safe.
+# "106277732 and ... - ssn first"), within 60 characters of it. The SIN, BSN and Steuer-ID
+# checks pass one number in ten or eleven; a US SSN has no check digit (its rules pass most
+# nine-digit numbers), so for it the name nearby does the work.
 _NINE_DIGITS = re.compile(r"(?<![\d-])\d{3}([ -]?)\d{2,3}\1\d{3,4}(?![\d-])")
 _ELEVEN_DIGITS = re.compile(r"(?<![\d-])\d{2}([ ]?)\d{3}\1\d{3}\1\d{3}(?![\d-])")
 _NAMED_ANYWHERE = (
@@ -218,7 +219,8 @@ def find_gov_ids(text: str) -> Iterator[Finding]:
     if not enough_digits(text, 2):
         return
     for m in _DOC_CUED.finditer(text):
-        yield Finding("gov_id", m.start("id"), m.end("id"))
+        if not _REFERENCE_WORDS.search(text, m.start(), m.start("id")):
+            yield Finding("gov_id", m.start("id"), m.end("id"))
     if not enough_digits(text, 4):  # every other id format here has at least four digits
         return
     for m in _GOV_CUED.finditer(text):
@@ -246,8 +248,12 @@ def find_gov_ids(text: str) -> Iterator[Finding]:
     for cue, pattern, valid in _NAMED_ANYWHERE:
         if cue.search(text):
             for m in pattern.finditer(text):
-                if _ORDER_CUE.search(text[max(0, m.start() - 40) : m.start()]):
-                    continue  # "order 123456789": the number has another name
+                before = text[max(0, m.start() - 40) : m.start()]
+                if _ORDER_CUE.search(before) or _REFERENCE_WORDS.search(before):
+                    continue  # "order 123456789", "case 123456789": another number
+                near = text[max(0, m.start() - 60) : m.end() + 60]
+                if not cue.search(near):
+                    continue  # the name must be near the number, not anywhere in a long text
                 if valid(m.group().replace(" ", "").replace("-", "")):
                     yield Finding("gov_id", m.start(), m.end())
     for pattern, validator in _CHECKSUMMED:
@@ -270,13 +276,20 @@ _BELGIAN_NN = re.compile(r"(?<![\w.-])\d{2}\.\d{2}\.\d{2}[-\s]\d{3}[.\s]\d{2}(?!
 # two digits ("CMJL1P36J", "X2GQG8X4P", "ZM0JMM1HL1"), after the document's name and at most
 # a few words ("die Nummer vom Perso mit Prüfziffer: ...").
 _DOC_CUE = (
-    r"passport|reisepass\w*|perso(?:nalausweis)?\w*|ausweis\w*|CNI|carte\s+d['\u2019]identit[ée]"
-    r"|passeport|pasaporte|DNI|NIE|documento\s+de\s+identidad|护照|護照|通行证|身份证"
+    r"passport|reisepass\w*|perso(?:nalausweis(?:nummer)?)?\b|ausweis\w*"
+    r"|carte\s+d['\u2019]identit[ée]|passeport|pasaporte|(?-i:DNI|NIE|CNI)"
+    r"|documento\s+de\s+identidad|护照|護照|通行证|身份证"
 )
 _DOC_CUED = re.compile(
     rf"(?<![\w-])(?i:{_DOC_CUE})(?:\s*(?::|是|为|(?i:ist|est|es|is)\b)?\s*"
     r"|(?:,?[^\S\n]+[^\s\d:]+){1,4}?\s*:\s*)"
     r"(?P<id>(?=[A-Z]*\d)(?=(?:[A-Z]*\d){2})[A-Z0-9]{8,10})(?![\w-])"
+)
+# A document's appointment, booking or case number is not the document's number.
+_REFERENCE_WORDS = re.compile(
+    r"(?i:appointment|booking|booked|confirmation|reference|ref\b|tracking|ticket|case|file"
+    r"|dossier|claim|order|Vorgang\w*|Termin\w*|Buchung\w*|Aktenzeichen|rendez-vous"
+    r"|r[ée]f[ée]rence|cita|reserva\w*|expediente|aanvraag)"
 )
 _CHECKSUMMED = (
     (_RIC, ric.is_valid),

@@ -690,14 +690,15 @@ _SECURITY_QUESTION = (
     r"security\s+(?:question|answer|q)s?|secret\s+(?:question|answer)|mother'?s\s+maiden"
     r"|Sicherheits(?:frage|antwort)|geheime\s+Frage|question\s+(?:secr[èe]te|de\s+s[ée]curit[ée])"
     r"|r[ée]ponse\s+secr[èe]te|pregunta\s+(?:de\s+seguridad|secreta)|respuesta\s+(?:de\s+"
-    r"seguridad|secreta)|密保(?:问题|答案)?|安全问题|密码提示问题"
+    # not a bare 安全问题: that is also a safety problem ("食品安全问题")
+    r"seguridad|secreta)|密保(?:问题|答案)?|密码提示问题"
 )
 _SECURITY_ANSWER = re.compile(
     rf"(?i:{_SECURITY_QUESTION})[^:\n]{{0,60}}?"
-    r"(?:\s*[:=]\s*|答案是\s*|答案:?\s*|(?P<verb>(?i:\b(?:answer|name)\s+(?:is|was))\s+"
+    r"(?:\s*[:=]\s*|答案是\s*|答案\s*:\s*|(?P<verb>(?i:\b(?:answer|name)\s+(?:is|was))\s+"
     # "(Name vom ersten Haustier) ist Krümel": a copula after the question in brackets
     r"|\)\s*(?i:is|ist|est|es|era|was|war)\s+))"
-    r"(?P<v>[^\s,.;!?\u2014\u2013\"'(][^,.;!?\u2014\u2013\n。(]{0,40}?)"
+    r"(?P<v>[^\s,.;!?\u2014\u2013\"'(。、][^,.;!?\u2014\u2013\n。(]{0,40}?)"
     r"(?=\s*(?:[,.;!?\u2014\u2013\n。(]|\s-\s|$))"
 )
 
@@ -706,8 +707,20 @@ _ANSWER_AFTER_NAME = re.compile(
     r"(?i:maiden\s+name|pet|street|school|mascota|Haustiers?|animal)\s+(?:is\s+|was\s+)?"
     r"([A-ZÀ-Þ][\w'\u2019-]+)$"
 )
-_SECURITY_STEMS = ("secur", "secret", "maiden", "sicherheit", "geheime", "secr", "密保", "安全问题",
+_SECURITY_STEMS = ("secur", "secret", "maiden", "sicherheit", "geheime", "secr", "密保",
                    "密码提示", "pregunta", "respuesta", "sécurité")  # fmt: skip
+# What stands where an answer would, and is none: "Security question: none set",
+# "Sicherheitsfrage: keine Ahnung", "The security questions: first pet, first school".
+_NO_ANSWER = frozenset(
+    {"unknown", "none", "nothing", "n/a", "none set", "not set", "no idea", "dunno",
+     "keine ahnung", "keine", "nichts", "weiß nicht", "aucune idée", "aucune", "rien",
+     "je ne sais pas", "ni idea", "ninguna", "nada", "no sé", "不知道", "没有", "无", "忘了"}
+)  # fmt: skip
+_QUESTION_WORDS = frozenset(
+    """first pet school car name street city town mother's mothers maiden teacher best friend
+    favourite favorite born birth place childhood hero book food colour color""".split()
+)
+_ZH_NOT_ANSWER = re.compile(r"(?:是什么|什么|吗|呢|了|啊)$")
 
 
 def find_security_answers(text: str) -> Iterator[Finding]:
@@ -724,8 +737,12 @@ def find_security_answers(text: str) -> Iterator[Finding]:
             continue
         if not value or len(value.split()) > 3 or value.lower() in NOT_A_VALUE:
             continue
-        if value.endswith("?") or prose_shaped(value):
+        if value.endswith("?") or prose_shaped(value) or value.lower() in _NO_ANSWER:
             continue
+        if set(value.lower().split()) <= _QUESTION_WORDS:
+            continue  # "first pet": what the question asks, not its answer
+        if _CJK_CHAR.search(value) and (len(value) > 12 or _ZH_NOT_ANSWER.search(value)):
+            continue  # "我把密保问题的答案写在本子上了": a sentence, not an answer
         if m.group("verb") and not (value[0].isupper() or value[0].isdigit()):
             continue  # "... maiden name is on the form": a name after "is" is capitalised
         start = m.start("v") + (len(m.group("v")) - len(m.group("v").lstrip()))

@@ -90,7 +90,10 @@ PHONE_CUES = (
     r"|ruf\s+(?:mich\s+)?an|erreichbar\s+unter|unter\s+der\s+nummer"
     r"|(?:meine|deine|seine|ihre|unsere|eure)\s+(?:\w+)?nummer"
     # someone's number: "Omas Nummer", "Peters Handynummer", "mum's number"
-    r"|\b[A-ZÄÖÜ][a-zäöüß]+s\s+(?:neue\s+)?(?:Handy|Telefon|Festnetz)?[Nn]ummer"
+    # (not after an article: "das Los Nummer 123", "der Kurs Nummer 4711" are no one's)
+    r"|(?<!der\s)(?<!die\s)(?<!das\s)(?<!des\s)(?<!den\s)(?<!dem\s)(?<!ein\s)(?<!eine\s)"
+    r"(?<!einer\s)(?<!eines\s)\b[A-ZÄÖÜ][a-zäöüß]+s\s+(?:neue\s+)?(?:Handy|Telefon|Festnetz)?"
+    r"[Nn]ummer"
     r"|\b(?!(?:week|today|tonight|year|month|day|team|game|episode|chapter|season)['\u2019])"
     r"\w+['\u2019]s\s+(?:new\s+)?(?:phone\s+|mobile\s+|cell\s+)?number\b(?!s)"
     r"|t[ée]l[ée]phone|t[ée]l\.?|portable|\bfixe\b|\bgsm\b|\bfijo\b|(?:mon|ton|son|notre|votre)\s+num[ée]ro|(?:m['\u2019])?appel(?:le[sz]?|er|ez)(?:-moi)?(?:\s+au)?|joindre\s+au|contacter\s+au|joignable\s+au"
@@ -113,7 +116,7 @@ GOV_ID_CUES = (
     # "n° SS", "n° de sécu", "numéro INSEE", "carte Vitale"
     r"(?:n[°º]|num[ée]ro)\s*(?:de\s+)?(?:SS|INSEE)\b|carte\s+vitale|"
     r"num[ée]ro\s+de\s+passeport|passeport|carte\s+d['\u2019]identit[ée]|"
-    r"pasaporte|n[úu]mero\s+de\s+(?:la\s+)?seguridad\s+social|c[ée]dula|documento(?:\s+de\s+identidad)?|"
+    r"pasaporte|n[úu]mero\s+de\s+(?:la\s+)?seguridad\s+social|c[ée]dula|documento\s+de\s+identidad|(?:mi|tu|su)\s+documento|"
     r"CNI|"
     r"carteira\s+de\s+identidade|codice\s+fiscale|carta\s+d['\u2019]identit[àa]|"
     # driving licences, social security in Latin America
