@@ -163,7 +163,8 @@ _NOT_A_STREET = frozenset(
 # French number-first with a lower-case street word, told from English by the particle and
 # capital after it: "au 5 avenue des Champs-Élysées", "3 place du Marché".
 _FRENCH = re.compile(
-    r"(?<![\w,.-])\d{1,4}\s*(?:bis|ter)?,?\s+(?i:avenue|place|cours|route|rue|chemin|all[ée]e"
+    # atomic and possessive: a long run of spaces or newlines must not be tried every way
+    r"(?<![\w,.-])\d{1,4}(?>\s*(?:bis|ter))?(?>\s*,)?\s++(?i:avenue|place|cours|route|rue|chemin|all[ée]e"
     r"|impasse|quai|boulevard|bd\.?|av\.?|square|passage|sentier)\s+(?:(?:de\s+la|de|du|des|d['\u2019])\s*)?"
     r"[A-ZÀ-Þ][\w'\u2019-]*(?:\s+[A-ZÀ-Þ][\w'\u2019-]*){0,3}"
 )
