@@ -9,7 +9,8 @@ from urllib.parse import quote
 
 import pytest
 
-from confidante import Memory
+from confidante import Context, Memory
+from confidante.privacy import T3_CATEGORIES, classify, redact
 from confidante.vault.crypto import new_key
 
 OWNER = "discord:1"
@@ -85,3 +86,17 @@ def mem(backend: str, key: bytes) -> Iterator[Memory]:
     m = Memory.open(backend, owner_ids=[OWNER, OWNER_TG], master_key=key)
     yield m
     m.close()
+
+
+# The privacy passes' tables (tests/test_privacy_unseen*.py) are read by these two checks.
+def assert_t3_found_and_redacted(text: str, category: str, value: str) -> None:
+    """`text` holds T3 data of `category`, and redacting what was found leaves no `value`."""
+    found = [f for f in classify(text) if f.category in T3_CATEGORIES]
+    assert category in {f.category for f in found}, text
+    assert value not in redact(text, found)
+
+
+def assert_kept(mem: Memory, text: str) -> None:
+    """An ordinary sentence: no T3 data found, and it is stored as written."""
+    assert not {f.category for f in classify(text)} & T3_CATEGORIES, text
+    assert mem.remember(Context.dm(ALICE), text).text == text
