@@ -48,20 +48,10 @@ class _Routed:
     """A partition's vectors under the `auto` embedder, split by model."""
 
     english: np.ndarray  # float32 (n, english dim); zero rows: not English
-    multilingual16: np.ndarray  # float16 (n, multilingual dim); English rows: until read
-    other: np.ndarray  # rows that are not English
-    unread: np.ndarray  # English rows whose multilingual reading is not made yet
+    multilingual16: np.ndarray  # float16 (n, multilingual dim), every row read
+    english_rows: np.ndarray  # bool (n,): rows the English model read
+    other: np.ndarray  # rows that are not English (positions of ~english_rows)
     _multilingual: np.ndarray | None = None
-
-    _english_rows: np.ndarray | None = None
-
-    @property
-    def english_rows(self) -> np.ndarray:
-        if self._english_rows is None:
-            mask = np.ones(len(self.english), dtype=bool)
-            mask[self.other] = False
-            self._english_rows = mask
-        return self._english_rows
 
     @property
     def nbytes(self) -> int:  # for the partition cache's budget
@@ -127,30 +117,18 @@ class Semantic:
             split = self.embedder.split
             english = mat[:, :split].astype(np.float32)
             has_english = english.any(axis=1)
-            other = np.flatnonzero(~has_english)
-            multilingual = np.ascontiguousarray(mat[:, split:])
+            multilingual = np.ascontiguousarray(mat[:, split:])  # ours: filled in below
             unread = np.flatnonzero(has_english & ~multilingual.any(axis=1))
-            routed = _Routed(english, multilingual, other, unread)
             if len(unread) and index.previous is not None:
-                _keep_readings(routed, index, index.previous)
-            self._read_multilingual(routed, index)
-            index.extras[_KEY] = routed
+                unread = _keep_readings(multilingual, unread, index, index.previous)
+            if len(unread):  # English facts stored with their first reading only: one batch
+                texts = [index.facts[i].fact.text for i in unread]
+                multilingual[unread] = self.embedder.read_multilingual(texts)
+            index.extras[_KEY] = _Routed(
+                english, multilingual, has_english, np.flatnonzero(~has_english)
+            )
         else:
             index.extras[_KEY] = mat.astype(np.float32)
-
-    def _read_multilingual(self, vectors: _Routed, index: PartitionIndex) -> None:
-        """Make the multilingual readings of English facts stored with their first reading
-        only, in one batch (in memory only, like any vector embedded at load)."""
-        assert isinstance(self.embedder, LanguageRoutedEmbedder)
-        unread = vectors.unread
-        if not len(unread):
-            return
-        texts = [index.facts[i].fact.text for i in unread]
-        rows = self.embedder.read_multilingual(texts).astype(np.float16)
-        table = vectors.multilingual16.copy()  # replaced whole: readers never see it half-made
-        table[unread] = rows
-        vectors.multilingual16, vectors._multilingual = table, None
-        vectors.unread = unread[:0]
 
     def _query(self, query: str) -> np.ndarray:
         # Not kept between calls: a query's vector holds its meaning.
@@ -167,22 +145,18 @@ class Semantic:
     def scores(self, query: str, pool: Sequence[Candidates]) -> list[np.ndarray]:
         if not self.covers(query):
             return [np.zeros(len(c.index), dtype=np.float32) for c in pool]
-        loaded = []
+        q = self._query(query)
+        out = []
         for c in pool:
             if _KEY not in c.index.extras:
                 self.prepare(c.index)
-            loaded.append(c.index.extras[_KEY])
-        q = self._query(query)
-        out = []
-        for c, vectors in zip(pool, loaded, strict=True):
-            if isinstance(vectors, _Routed):
-                s = self._routed(vectors, q, c.index)
-            else:
-                s = _cosines(vectors, q)
+            vectors = c.index.extras[_KEY]
+            routed = isinstance(vectors, _Routed)
+            s = self._routed(vectors, q) if routed else _cosines(vectors, q)
             out.append(s.astype(np.float32, copy=False))  # the pipeline applies the mask
         return out
 
-    def _routed(self, vectors: _Routed, q: np.ndarray, index: PartitionIndex) -> np.ndarray:
+    def _routed(self, vectors: _Routed, q: np.ndarray) -> np.ndarray:
         """English pairs by the English model; any other pair by the multilingual one, on the
         English model's scale (`LanguageRoutedEmbedder`)."""
         assert isinstance(self.embedder, LanguageRoutedEmbedder)
@@ -218,24 +192,21 @@ class Semantic:
         return s
 
 
-def _keep_readings(routed: _Routed, index: PartitionIndex, previous: PartitionIndex) -> None:
-    """Multilingual readings an older version of the partition's index made at a question's
-    request, kept for the facts still here with the same text: a write must not make the next
-    Chinese question read every English fact again."""
+def _keep_readings(
+    multilingual: np.ndarray, unread: np.ndarray, index: PartitionIndex, previous: PartitionIndex
+) -> np.ndarray:
+    """Copy into `multilingual` the readings the index this one replaces made for facts still
+    here with the same text (a write must not make every English fact be read again); return
+    the rows still to read."""
     before = previous.extras.get(_KEY)
-    if not isinstance(before, _Routed) or len(before.unread) + len(before.other) == len(
-        previous.facts
-    ):
-        return  # it read none either
-    read = np.ones(len(previous.facts), dtype=bool)
-    read[before.unread] = False
-    rows = {f.fact.id: (j, f.fact.text) for j, f in enumerate(previous.facts) if read[j]}
+    if not isinstance(before, _Routed):
+        return unread
+    rows = {f.fact.id: (j, f.fact.text) for j, f in enumerate(previous.facts)}
     kept = []
-    for i in routed.unread:
+    for i in unread:
         f = index.facts[i].fact
         j, text = rows.get(f.id, (-1, None))
         if text == f.text and before.multilingual16[j].any():
-            routed.multilingual16[i] = before.multilingual16[j]
+            multilingual[i] = before.multilingual16[j]
             kept.append(i)
-    if kept:
-        routed.unread = np.setdiff1d(routed.unread, kept)
+    return np.setdiff1d(unread, kept) if kept else unread
