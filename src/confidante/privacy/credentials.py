@@ -519,31 +519,33 @@ _OTP_GAP = re.compile(
     r"\s*[:=]?\s*"
 )
 _YEAR = re.compile(r"(?:19|20)\d\d")
+_WORD_NEXT = re.compile(r"\s+[A-Za-z]")
 
 
 def find_pins(text: str) -> Iterator[Finding]:
     """PINs and short codes in any of the cue languages: written with a space, dot or dash
     between every digit, named by what they open, or given before their noun."""
-    if enough_digits(text, 4) and _OTP_HINT.search(text):
+    four = enough_digits(text, 4)  # what every form but the spaced one needs
+    if four and _OTP_HINT.search(text):
         for m in _OTP_FIRST.finditer(text):
             if _YEAR.fullmatch(m.group("v")):
                 continue  # "2024 is the code freeze year"
             if not _ERROR_BEFORE.search(text[max(0, m.start() - 20) : m.start()]):
                 yield Finding(CATEGORY, m.start("v"), m.end("v"))
-    for m in _OTP.finditer(text) if enough_digits(text, 4) else ():
+    for m in _OTP.finditer(text) if four else ():
         value, after = m.group("v"), m.end("v")
         gap = text[m.end("noun") : m.start("v")]
         if not 4 <= sum(ch.isdigit() for ch in value) <= 8 or not _OTP_GAP.fullmatch(gap):
             continue
         if _UNIT_AFTER.match(text, after) or _CLOCK_AFTER.match(text, after):
             continue
-        if _YEAR.fullmatch(value) and re.match(r"\s+[A-Za-z]", text[after:]):
+        if _YEAR.fullmatch(value) and _WORD_NEXT.match(text, after):
             continue  # "passcode 2024 was the year we met"
         yield Finding(CATEGORY, m.start("v"), after)
     if _SPACED_DIGITS_HINT.search(text):
         for m in _SPACED_PIN.finditer(text):
             yield Finding(CATEGORY, m.start("v"), m.end("v"))
-    if not enough_digits(text, 4) or not _mentions(text, _CODE_STEMS):
+    if not four or not _mentions(text, _CODE_STEMS):
         return
     for m in _CODE_FOR.finditer(text):
         context = f"{m.group('before') or ''}{m.group('mid')}"
