@@ -4,7 +4,14 @@ the plaintext, no-policy baseline of the core benchmark, in the same run.
 Recall p50/p95/p99 with 1k, 10k and 100k visible facts (warm, query embedding included),
 the cold load of a 10k-fact partition, and `remember` throughput single and bulk.
 
+Text: LoCoMo's chat turns (from the shared data folder; never shipped), written session by
+session at their sessions' dates, so lines form conversations as real chat does; a size
+above the 5,882 turns reads them again, each pass a year later. The queries are LoCoMo's
+questions. `--text synthetic` uses the word-salad sentences of earlier runs (and is the
+fallback when the data is absent): they match far more facts per query than real chat.
+
     python benchmarks/latency.py [--sizes 1000,10000,100000] [--queries 200]
+                                 [--text locomo|synthetic]
 """
 
 from __future__ import annotations
@@ -13,12 +20,14 @@ import argparse
 import random
 import tempfile
 import time
+from datetime import datetime, timedelta
 from pathlib import Path
 
-from _common import WORDS, Baseline, pct, sentences, timed
+from _common import WORDS, Baseline, Clock, pct, sentences, timed
 from confidante import Context, Memory
 from confidante.config import Settings
 from confidante.vault.crypto import new_key
+from locomo import DEFAULT_DATA, load, session_date
 
 ALICE = Context.dm("discord:42")
 
@@ -27,11 +36,47 @@ def percentiles(xs: list[float]) -> tuple[float, float, float]:
     return pct(xs, 50), pct(xs, 95), pct(xs, 99)
 
 
-def fill(mem: Memory, texts: list[str], batch: int = 1000) -> float:
+Batch = tuple[datetime, list[str]]  # when, and what was said then
+
+
+def locomo_sessions() -> list[Batch]:
+    """Every LoCoMo session as (its date, its turns as transcript lines)."""
+    out = []
+    for sample in load(DEFAULT_DATA):
+        conv = sample["conversation"]
+        n = 1
+        while f"session_{n}" in conv:
+            turns = [f"{t['speaker']}: {t['text']}" for t in conv[f"session_{n}"]]
+            out.append((session_date(conv[f"session_{n}_date_time"]), turns))
+            n += 1
+    return out
+
+
+def corpus(n: int, sessions: list[Batch] | None) -> list[Batch]:
+    """n facts as batches: LoCoMo sessions (read again, a year later each pass, past 5,882
+    turns), or synthetic sentences 1,000 at a time."""
+    if sessions is None:
+        texts = sentences(n, seed=n)
+        now = datetime(2023, 1, 1)
+        return [(now, texts[i : i + 1000]) for i in range(0, n, 1000)]
+    out: list[Batch] = []
+    left, year = n, 0
+    while left > 0:
+        for when, turns in sessions:
+            if left <= 0:
+                break
+            out.append((when + timedelta(days=366 * year), turns[:left]))
+            left -= len(out[-1][1])
+        year += 1
+    return out
+
+
+def fill(mem: Memory, clock: Clock, batches: list[Batch]) -> float:
     t0 = time.perf_counter()
-    for i in range(0, len(texts), batch):
-        mem.remember_many(ALICE, texts[i : i + batch])
-    return len(texts) / (time.perf_counter() - t0)
+    for when, texts in batches:
+        clock.now = when
+        mem.remember_many(ALICE, texts)
+    return sum(len(t) for _, t in batches) / (time.perf_counter() - t0)
 
 
 def main() -> None:
@@ -39,28 +84,34 @@ def main() -> None:
     ap.add_argument("--sizes", default="1000,10000,100000")
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--single", type=int, default=300)
+    ap.add_argument("--text", choices=("locomo", "synthetic"), default="locomo")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    queries = [
-        f"what did she say about {' '.join(random.Random(i).choices(WORDS, k=2))}?"
-        for i in range(args.queries)
-    ]
-    settings = Settings(default_ttl_days=3650)
+    sessions = None
+    if args.text == "locomo" and DEFAULT_DATA.exists():
+        sessions = locomo_sessions()
+        asked = [qa["question"] for sample in load(DEFAULT_DATA) for qa in sample["qa"]]
+        queries = random.Random(7).sample(asked, args.queries)
+    else:
+        queries = [
+            f"what did she say about {' '.join(random.Random(i).choices(WORDS, k=2))}?"
+            for i in range(args.queries)
+        ]
+    settings = Settings(default_ttl_days=36500)
     rows: list[tuple[str, float, float]] = []
 
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:
-            texts = sentences(n, seed=n)
+            batches = corpus(n, sessions)
             base = Baseline(Path(tmp) / f"plain{n}.db")
-            b_rate = len(texts) / timed(
-                lambda texts=texts, base=base: [
-                    base.add(texts[i : i + 1000]) for i in range(0, len(texts), 1000)
-                ]
-            )
+            b_rate = n / timed(lambda batches=batches, base=base: [base.add(t) for _, t in batches])
             db = Path(tmp) / f"conf{n}.db"
             key = new_key()
-            with Memory.open(db, owner_ids=["discord:1"], master_key=key, settings=settings) as m:
-                rate = fill(m, texts)
+            clock = Clock()
+            with Memory.open(
+                db, owner_ids=["discord:1"], master_key=key, settings=settings, clock=clock
+            ) as m:
+                rate = fill(m, clock, batches)
                 m.recall(ALICE, "warm up")
                 b_lat = [timed(lambda q=q, b=base: b.recall(q)) * 1e3 for q in queries]
                 c_lat = [timed(lambda q=q, m=m: m.recall(ALICE, q)) * 1e3 for q in queries]
@@ -73,12 +124,16 @@ def main() -> None:
                 base.recall("x")
                 base.index = None
                 b_cold = timed(lambda base=base: base.recall("cold"))
-                with Memory.open(db, master_key=key, settings=settings) as m:
+                with Memory.open(db, master_key=key, settings=settings, clock=clock) as m:
                     c_cold = timed(lambda m=m: m.recall(ALICE, "cold"))
                 rows.append(
                     (f"cold load of a {n:,}-fact partition (ms)", b_cold * 1e3, c_cold * 1e3)
                 )
-        single = sentences(args.single, seed=99)
+        single = (
+            sentences(args.single, seed=99)
+            if sessions is None
+            else [t for _, turns in sessions[-40:] for t in turns][: args.single]
+        )
         base = Baseline(Path(tmp) / "single.db")
         b_single = len(single) / timed(lambda: [base.add([t]) for t in single])
         with Memory.open(Path(tmp) / "single.db.c", master_key=new_key(), settings=settings) as m:
@@ -87,7 +142,8 @@ def main() -> None:
 
     print(
         "confidante latency: default hybrid recall (BM25 + offline embedder), encrypted, "
-        f"policy-checked; {args.queries} queries, warm"
+        f"policy-checked; {args.queries} queries, warm; text: "
+        + ("LoCoMo turns and questions" if sessions else "synthetic sentences")
     )
     print(f"{'measure':<44}{'baseline':>12}{'confidante':>12}{'ratio':>9}")
     for name, b, c in rows:

@@ -307,6 +307,7 @@ class Pipeline:
         neighbour_weight: float = 0.3,
         session_weight: float = 0.3,
         question_penalty: float = 0.4,
+        context_depth: int = 4096,
     ) -> None:
         if not rankers:
             raise ValueError("a pipeline needs at least one ranker")
@@ -316,6 +317,11 @@ class Pipeline:
         self.neighbour_weight = neighbour_weight
         self.session_weight = session_weight
         self.question_penalty = question_penalty
+        # Only this many of the best hits by their own score are read with their context:
+        # a question naming a speaker matches half of a transcript by the name alone, and at
+        # 100k facts reading 50k hits' neighbours and conversations cost more than the
+        # ranking. The 4,097th hit by its own score does not reach the first ten.
+        self.context_depth = context_depth
 
     def rank(
         self, query: str, pool: Sequence[Candidates], k: int, now: datetime | None = None
@@ -362,6 +368,9 @@ class Pipeline:
             total += self.date_weight
         fused[hits] /= max(total, 1e-12)
         offsets = np.cumsum([0] + [len(c.index) for c in pool])
+        depth = max(self.context_depth, 4 * k)
+        if len(hits) > depth:  # the rest keep their own score: they lend it as neighbours
+            hits = np.sort(hits[np.argpartition(-fused[hits], depth)[:depth]])
         if self.neighbour_weight:
             lift = _best_neighbour(pool, offsets, hits, fused)
             fused[hits] = (fused[hits] + self.neighbour_weight * lift) / (1 + self.neighbour_weight)
@@ -395,7 +404,7 @@ class Pipeline:
 
     def _spoken_by_named(self, query: str, pool: Sequence[Candidates]) -> np.ndarray | None:
         """The pool's transcript lines ("Melanie: ...") said by someone the query names ("What
-        did Melanie paint?"), as flat positions; None when there are none. Their scores count
+        did Melanie paint?"), as a flat mask; None when there are none. Their scores count
         `speaker_weight` more: on LoCoMo 96% of the evidence for a question naming one of the
         two speakers is that speaker's own lines, while the name alone matches as many lines
         that only address them ("Thanks, Melanie!"). Tuned on conversations 0-4 (0.3 of
@@ -404,13 +413,15 @@ class Pipeline:
         if not self.speaker_weight or not any(c.index.spoken_by for c in pool):
             return None
         terms = set(tokenize(query))
-        found = []
+        found: np.ndarray | None = None
         offset = 0
         for c in pool:
             for t in terms & c.index.spoken_by.keys():
-                found.append(c.index.spoken_by[t] + offset)
+                if found is None:  # a mask, not np.unique: a speaker may have said half of 100k
+                    found = np.zeros(sum(len(c.index) for c in pool), dtype=bool)
+                found[c.index.spoken_by[t] + offset] = True
             offset += len(c.index)
-        return np.unique(np.concatenate(found)) if found else None
+        return found
 
     def _inside_dates(
         self, query: str, created_ms: np.ndarray, now: datetime | None

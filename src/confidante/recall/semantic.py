@@ -35,6 +35,18 @@ _BLAS_FROM = 8_000_000
 # at 100k facts, reading every multilingual row took recall p95 from 7.9 to 12.0 ms, and a
 # fact outside the English model's first 2,000 does not reach the first ten.
 _BLEND_TOP = 2_000
+# A partition this large is scanned coarse, then exact: a matrix-vector product over 100k
+# rows x 256 floats reads 100 MB and is bound by memory (13 ms on a 2-core EPYC here), so
+# the rows are turned onto their principal axes (an orthogonal rotation: every dot product
+# stays exactly what it was), the first _COARSE_DIMS of them are read for every row (~88%
+# of the rows' energy, a quarter of the bytes), and the best _EXACT_SHARE of rows (at least
+# _EXACT_MIN) are read whole. On LoCoMo's turns, 64 dims keep 98.1% of the exact first ten
+# among the best 2% by the coarse pass, 99.5% among the best 5%; the rows left out keep
+# their coarse cosine. At 100k rows: 13 ms -> 1.9 ms (coarse) + 0.4 ms (4,000 rows whole).
+_COARSE_FROM = 20_000
+_COARSE_DIMS = 64
+_EXACT_SHARE = 0.04
+_EXACT_MIN = 2 * _BLEND_TOP
 
 
 def _cosines(rows: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -44,10 +56,60 @@ def _cosines(rows: np.ndarray, q: np.ndarray) -> np.ndarray:
 
 
 @dataclass
+class _Rows:
+    """One model's float32 rows of a partition, ready for a query: as they are, or (a large
+    partition) on their principal axes, with a contiguous copy of the leading dimensions for
+    a coarse pass."""
+
+    rows: np.ndarray  # (n, dim) float32; rotated when `basis` is set
+    basis: np.ndarray | None = None  # (dim, dim) orthonormal columns, most energy first
+    lead: np.ndarray | None = None  # (n, _COARSE_DIMS) float32: rows[:, :_COARSE_DIMS]
+
+    @classmethod
+    def of(cls, rows: np.ndarray) -> _Rows:
+        rows = np.ascontiguousarray(rows, dtype=np.float32)
+        if len(rows) < _COARSE_FROM or rows.shape[1] <= 2 * _COARSE_DIMS:
+            return cls(rows)
+        # eigenvectors of the rows' second moment: no centring, so that dot products with
+        # any query keep most of their size in the leading axes
+        _, vectors = np.linalg.eigh((rows.T @ rows).astype(np.float64))
+        basis = np.ascontiguousarray(vectors[:, ::-1], dtype=np.float32)
+        turned = rows @ basis
+        return cls(turned, basis, np.ascontiguousarray(turned[:, :_COARSE_DIMS]))
+
+    @property
+    def nbytes(self) -> int:
+        extra = 0 if self.lead is None else self.lead.nbytes + self.basis.nbytes  # type: ignore[union-attr]
+        return self.rows.nbytes + extra
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def query(self, q: np.ndarray) -> np.ndarray:
+        """The query in this holder's axes."""
+        return q if self.basis is None else q @ self.basis
+
+    def cosines(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """Every row's cosine with `q` (already in this holder's axes), and the rows whose
+        cosine is exact (None: all of them)."""
+        if self.lead is None:
+            return _cosines(self.rows, q), None
+        s = self.lead @ q[:_COARSE_DIMS]  # BLAS: 1.6x einsum at 100k x 64
+        n = len(s)
+        m = max(_EXACT_MIN, int(n * _EXACT_SHARE))
+        if m >= n:
+            return _cosines(self.rows, q), None
+        # in row order: gathering 4,000 rows is 2x faster in order than scattered
+        exact = np.sort(np.argpartition(s, n - m)[n - m :])
+        s[exact] = np.take(self.rows, exact, axis=0) @ q
+        return s, exact
+
+
+@dataclass
 class _Routed:
     """A partition's vectors under the `auto` embedder, split by model."""
 
-    english: np.ndarray  # float32 (n, english dim); zero rows: not English
+    english: _Rows  # the English model's rows; zero rows: not English
     multilingual16: np.ndarray  # float16 (n, multilingual dim), every row read
     english_rows: np.ndarray  # bool (n,): rows the English model read
     other: np.ndarray  # rows that are not English (positions of ~english_rows)
@@ -125,10 +187,10 @@ class Semantic:
                 texts = [index.facts[i].fact.text for i in unread]
                 multilingual[unread] = self.embedder.read_multilingual(texts)
             index.extras[_KEY] = _Routed(
-                english, multilingual, has_english, np.flatnonzero(~has_english)
+                _Rows.of(english), multilingual, has_english, np.flatnonzero(~has_english)
             )
         else:
-            index.extras[_KEY] = mat.astype(np.float32)
+            index.extras[_KEY] = _Rows.of(mat)
 
     def _query(self, query: str) -> np.ndarray:
         # Not kept between calls: a query's vector holds its meaning.
@@ -151,8 +213,10 @@ class Semantic:
             if _KEY not in c.index.extras:
                 self.prepare(c.index)
             vectors = c.index.extras[_KEY]
-            routed = isinstance(vectors, _Routed)
-            s = self._routed(vectors, q) if routed else _cosines(vectors, q)
+            if isinstance(vectors, _Routed):
+                s = self._routed(vectors, q)
+            else:
+                s = vectors.cosines(vectors.query(q))[0]
             out.append(s.astype(np.float32, copy=False))  # the pipeline applies the mask
         return out
 
@@ -167,7 +231,8 @@ class Semantic:
         # where a short line that only shares the query's names would outscore any match
         if not q_english.any():  # not an English query: every fact by the multilingual model
             return np.minimum(a * _cosines(vectors.multilingual, q_multi) + b, 1.0)
-        s = _cosines(vectors.english, q_english)
+        english = vectors.english
+        s, exact = english.cosines(english.query(q_english))
         blend = self.embedder.blend
         if blend:  # English pairs: both models, for the best of them by the English one
             n = len(s)
@@ -180,7 +245,10 @@ class Semantic:
                 multi = np.minimum(a * _cosines(rows32, q_multi) + b, 1.0)
                 s = np.where(vectors.english_rows, (1.0 - blend) * s + blend * multi, multi)
                 return s
-            rows = np.argpartition(s, n - _BLEND_TOP)[n - _BLEND_TOP :]
+            if exact is None:
+                rows = np.argpartition(s, n - _BLEND_TOP)[n - _BLEND_TOP :]
+            else:  # the best by the English model are among the rows read whole
+                rows = exact[np.argpartition(s[exact], len(exact) - _BLEND_TOP)[-_BLEND_TOP:]]
             rows = rows[vectors.english_rows[rows]]
             m = vectors.multilingual16[rows].astype(np.float32)
             s[rows] = (1.0 - blend) * s[rows] + blend * np.minimum(
