@@ -131,13 +131,13 @@ def test_a_single_english_write_gets_its_second_reading_at_load(
         assert dog in {h.fact.id for h in hits}
         assert read == ["We adopted a beagle puppy from the shelter"] and whole == []
         v = _routed_vectors(m)
-        assert v.multilingual16.any(axis=1).all()  # every English fact read, at load
-        first = v.multilingual16.copy()
+        assert v.multilingual.any(axis=1).all()  # every English fact read, at load
+        first = v.multilingual.copy()
         m.remember(ALICE, "Our beagle is called Toby")
         assert m.recall(ALICE, "what is our dog called?")[0].fact.text.endswith("Toby")
         after = _routed_vectors(m)
-        assert after is not v and after.multilingual16.any(axis=1).all()
-        assert np.array_equal(after.multilingual16[: len(first)], first)  # kept, not redone
+        assert after is not v and after.multilingual.any(axis=1).all()
+        assert np.array_equal(after.multilingual[: len(first)], first)  # kept, not redone
         # only the new fact was read; nothing was embedded again in full at either load
         assert read == ["We adopted a beagle puppy from the shelter", "Our beagle is called Toby"]
         assert whole == []
