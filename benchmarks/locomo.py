@@ -22,6 +22,7 @@ import argparse
 import json
 import tempfile
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -54,24 +55,33 @@ def load(path: Path) -> list[dict]:
     return json.loads(path.read_text())
 
 
+def sessions(sample: dict) -> Iterator[tuple[datetime, list[dict]]]:
+    """A conversation's sessions in order: each one's date and its turns."""
+    conv = sample["conversation"]
+    n = 1
+    while f"session_{n}" in conv:
+        yield session_date(conv[f"session_{n}_date_time"]), conv[f"session_{n}"]
+        n += 1
+
+
+def line(turn: dict) -> str:
+    """A turn as the transcript line it is remembered as."""
+    return f"{turn['speaker']}: {turn['text']}"
+
+
 def ingest(
     mem: Memory, clock: Clock, sample: dict, actor: str, context: int = 0
 ) -> tuple[dict[str, str], float]:
     """Remember every turn; return fact id -> dia_id and the seconds spent."""
-    conv = sample["conversation"]
     ctx = Context.dm(actor)
     ids: dict[str, str] = {}
     spent = 0.0
-    n = 1
-    while f"session_{n}" in conv:
-        clock.now = session_date(conv[f"session_{n}_date_time"])
-        turns = conv[f"session_{n}"]
-        texts = [f"{t['speaker']}: {t['text']}" for t in turns]
+    for when, turns in sessions(sample):
+        clock.now = when
         t0 = time.perf_counter()
-        facts = mem.remember_many(ctx, texts, embed_context=context)
+        facts = mem.remember_many(ctx, [line(t) for t in turns], embed_context=context)
         spent += time.perf_counter() - t0
         ids.update((f.id, t["dia_id"]) for f, t in zip(facts, turns, strict=True))
-        n += 1
     return ids, spent
 
 

@@ -82,9 +82,6 @@ class _Rows:
         extra = 0 if self.lead is None else self.lead.nbytes + self.basis.nbytes  # type: ignore[union-attr]
         return self.rows.nbytes + extra
 
-    def __len__(self) -> int:
-        return len(self.rows)
-
     def query(self, q: np.ndarray) -> np.ndarray:
         """The query in this holder's axes."""
         return q if self.basis is None else q @ self.basis
