@@ -16,14 +16,11 @@ import io
 import json
 import threading
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from confidante.recall.embedding._resources import check_sha256, data_bytes
-
-if TYPE_CHECKING:
-    from tokenizers import Tokenizer
+from confidante.recall.embedding.pieces import UnigramIds
 
 MAX_TOKENS = 512
 _FOLDER = "static-multilingual"
@@ -79,10 +76,10 @@ def _fold(w: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 # The model, once per process: every Memory opened in it shares one read-only copy (the
 # tokenizer's 128,000 pieces take ~0.3 s to build).
 _LOCK = threading.Lock()
-_LOADED: tuple[dict[str, np.ndarray], Tokenizer] | None = None
+_LOADED: tuple[dict[str, np.ndarray], UnigramIds] | None = None
 
 
-def _load(meta: dict) -> tuple[dict[str, np.ndarray], Tokenizer]:
+def _load(meta: dict) -> tuple[dict[str, np.ndarray], UnigramIds]:
     global _LOADED
     with _LOCK:
         if _LOADED is None:
@@ -99,7 +96,9 @@ def _load(meta: dict) -> tuple[dict[str, np.ndarray], Tokenizer]:
             tokenizer = Tokenizer.from_str(raw_tokenizer.decode("utf-8"))
             tokenizer.no_padding()
             tokenizer.enable_truncation(MAX_TOKENS)
-            _LOADED = (_fold(weights), tokenizer)
+            # one text at a time, word by word (`pieces`): encode_batch hands texts to a
+            # thread pool, which on a small shared box waits for its threads
+            _LOADED = (_fold(weights), UnigramIds(tokenizer, MAX_TOKENS))
         return _LOADED
 
 
@@ -114,7 +113,7 @@ class MultilingualStaticEmbedder:
         self.dim: int = int(meta["dim"])
         self._meta = meta
 
-    def _load(self) -> tuple[dict[str, np.ndarray], Tokenizer]:
+    def _load(self) -> tuple[dict[str, np.ndarray], UnigramIds]:
         return _load(self._meta)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
@@ -123,10 +122,7 @@ class MultilingualStaticEmbedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         w, tokenizer = self._load()
-        # One text at a time: encode_batch hands texts to a thread pool, which on a small
-        # shared box waits for its threads (2-4x slower than this loop, measured).
-        encodings = [tokenizer.encode(t, add_special_tokens=False) for t in texts]
-        ids_per_text = [np.asarray(e.ids, dtype=np.int64) for e in encodings]
+        ids_per_text = [np.asarray(tokenizer(t), dtype=np.int64) for t in texts]
         ids_per_text = [ids[ids != _UNK] for ids in ids_per_text]
         lengths = np.fromiter((len(ids) for ids in ids_per_text), dtype=np.int64)
         coords = np.zeros((len(texts), w["table"].shape[1]), dtype=np.float32)
