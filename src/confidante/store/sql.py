@@ -11,7 +11,8 @@ import time
 from abc import abstractmethod
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass, fields
+from operator import attrgetter
 from typing import Any
 
 from ..errors import ConcurrentChange, SchemaTooNew
@@ -124,6 +125,10 @@ _FACT_COLUMNS = (
     "ciphertext, ttl_ms"
 )
 _FACT_MARKS = ", ".join("?" for _ in range(17))
+# A row's values in column order; not dataclasses.astuple, which deep-copies every field
+# (8% of a bulk write's time).
+_fact_values = attrgetter(*(f.name for f in fields(FactRow)))
+assert ", ".join(f.name for f in fields(FactRow)) == _FACT_COLUMNS
 _PARTITION_COLUMNS = "id, scope, version, wrapped_key, erase_pending"
 # A partition that had something erased: re-key it, or (no key left) just rotate the master.
 _MARK_ERASED = (
@@ -480,7 +485,7 @@ class SqlStore(Store):
             self._check_partitions({r.partition_id: keys[r.partition_id] for r in rows})
             self._many(
                 f"INSERT INTO memory_facts ({_FACT_COLUMNS}) VALUES ({_FACT_MARKS})",
-                [astuple(r) for r in rows],
+                [_fact_values(r) for r in rows],
             )
             self._bump(r.partition_id for r in rows)
 
@@ -595,7 +600,7 @@ class SqlStore(Store):
             self._many(
                 f"INSERT INTO memory_archive ({_FACT_COLUMNS}, month, purge_after) "
                 f"VALUES ({_FACT_MARKS}, ?, ?)",
-                [(*astuple(r), month, purge_after) for r in rows],
+                [(*_fact_values(r), month, purge_after) for r in rows],
             )
             self._many("DELETE FROM memory_facts WHERE id = ?", [(r.id,) for r in rows])
             self._bump(r.partition_id for r in rows)

@@ -97,8 +97,9 @@ def _load(meta: dict) -> tuple[dict[str, np.ndarray], UnigramIds]:
             tokenizer.no_padding()
             tokenizer.enable_truncation(MAX_TOKENS)
             # one text at a time, word by word (`pieces`): encode_batch hands texts to a
-            # thread pool, which on a small shared box waits for its threads
-            _LOADED = (_fold(weights), UnigramIds(tokenizer, MAX_TOKENS))
+            # thread pool, which on a small shared box waits for its threads; the pinned
+            # vocabulary keeps words apart (checked by tests/test_pieces.py)
+            _LOADED = (_fold(weights), UnigramIds(tokenizer, MAX_TOKENS, vocab_checked=True))
         return _LOADED
 
 

@@ -17,9 +17,9 @@ on every shipped dev text and on random Unicode, that the ids are exactly the to
   its first character, so every piece boundary of the whole text falls at each word mark and
   the best segmentation of the whole is the best of each word (checked at load).
 
-What is remembered is words, never texts: alphabetic chunks of at most 16 characters (no
-digits, so no number, date or code), at most 65,536 of them, in process memory only, as the
-tokenizer's own caches are.
+What is remembered is words, never texts: chunks of at most 16 characters without a digit
+(so no number, date or code) or an "@", at most 65,536 of them, in process memory only, as
+the tokenizer's own caches are.
 """
 
 from __future__ import annotations
@@ -39,6 +39,8 @@ _LONGEST = 16
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _BERT_WORD = re.compile(r"[a-z0-9]+|[!-/:-@\[-`{-~]")
 _WORD_MARK = "\u2581"
+# Never remembered: a word with a digit (a number, a date, a code) or an address's "@".
+_NOT_KEPT = re.compile(r"[\d@]")
 
 
 class _Words:
@@ -52,7 +54,7 @@ class _Words:
         return self._ids.get(word)
 
     def keep(self, word: str, ids: list[int]) -> None:
-        if len(word) > _LONGEST or not word.isalpha():
+        if len(word) > _LONGEST or _NOT_KEPT.search(word):
             return
         with self._lock:
             if len(self._ids) >= _REMEMBERED:
@@ -95,11 +97,19 @@ class WordPieceIds:
         return ids[: self._limit]
 
 
+def crossing_pieces(tokenizer: Tokenizer) -> list[str]:
+    """The vocabulary's pieces that hold a word mark after their first character."""
+    return [p for p in tokenizer.get_vocab() if _WORD_MARK in p[1:]]
+
+
 class UnigramIds:
     """A SentencePiece Unigram tokenizer's ids for a text (Metaspace words, no special
     tokens, at most `limit`)."""
 
-    def __init__(self, tokenizer: Tokenizer, limit: int) -> None:
+    def __init__(self, tokenizer: Tokenizer, limit: int, *, vocab_checked: bool = False) -> None:
+        """`vocab_checked`: the caller pinned a vocabulary known to keep words apart (the
+        shipped model's, by its sha256; `tests/test_pieces.py` reads it), so the 0.2 s read
+        of 128,000 pieces at every start is spared."""
         from tokenizers import pre_tokenizers
 
         pre = tokenizer.pre_tokenizer
@@ -109,7 +119,7 @@ class UnigramIds:
             and pre.prepend_scheme == "always"
         ):
             raise RuntimeError("not a Metaspace tokenizer that marks every word")
-        crossing = [p for p in tokenizer.get_vocab() if _WORD_MARK in p[1:]]
+        crossing = [] if vocab_checked else crossing_pieces(tokenizer)
         if crossing:  # then a piece could span two words, and words could not be read apart
             raise RuntimeError(f"{len(crossing)} pieces hold a word mark inside them")
         self._model = tokenizer.model
