@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from functools import cache
 from importlib.resources import files
 
+from ._text import has_digit
 from .findings import Finding
 
 STREET_TYPES = (
@@ -202,7 +203,7 @@ _CUED_STOP = re.compile(r"\s+(?:in|on|for|and|but|when|if|with|last|next|this|ev
 def find(text: str) -> Iterator[Finding]:
     """Yield street-address spans in ``text``: every candidate but a famous public address
     said in passing (see ``_famous``)."""
-    if not any(ch.isdigit() for ch in text):
+    if not has_digit(text):
         return
     for f in _candidates(text):
         if not _famous(text, f):

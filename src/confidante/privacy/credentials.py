@@ -43,7 +43,15 @@ from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
 from detect_secrets.plugins.twilio import TwilioKeyDetector
 
 from . import cues
-from ._text import COPULA, NOT_A_VALUE, enough_digits, prose_shaped, token_end, trim_value
+from ._text import (
+    COPULA,
+    NOT_A_VALUE,
+    enough_digits,
+    prose_shaped,
+    substring_test,
+    token_end,
+    trim_value,
+)
 from .findings import Finding
 
 CATEGORY = "credential"
@@ -359,9 +367,14 @@ _INTL_STEMS = (
 )  # fmt: skip
 
 
+_STEM_TESTS: dict[tuple[str, ...], re.Pattern[str]] = {}
+
+
 def _mentions(text: str, stems: tuple[str, ...]) -> bool:
-    low = text.lower()
-    return any(stem in low for stem in stems)
+    test = _STEM_TESTS.get(stems)
+    if test is None:
+        test = _STEM_TESTS[stems] = substring_test(stems)
+    return test.search(text.lower()) is not None
 
 
 def find(text: str) -> Iterator[Finding]:

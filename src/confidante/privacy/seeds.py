@@ -15,6 +15,7 @@ from functools import cache
 
 from mnemonic import Mnemonic
 
+from ._text import substring_test
 from .findings import Finding
 
 CATEGORY = "credential"
@@ -68,7 +69,7 @@ def find(text: str) -> Iterator[Finding]:
     if len(text) < _MIN_WORDS + 2:  # a Chinese phrase: twelve characters after its name
         return
     low = text.lower()
-    if any(stem in low for stem in _NAMED_STEMS):
+    if _NAMED_TEST.search(low):
         for m in _NAMED_PHRASE.finditer(text):
             yield from _named(text, m)
         for m in _ZH_NAMED.finditer(text):
@@ -96,6 +97,7 @@ def find(text: str) -> Iterator[Finding]:
 # Substrings each name of a phrase holds: the cheap test before _NAMED_PHRASE runs.
 _NAMED_STEMS = ("seed", "mnemonic", "recovery", "backup", "wiederherstellung", "phrase", "frase",
                 "mots de r", "palabras", "助记", "助記", "恢复")  # fmt: skip
+_NAMED_TEST = substring_test(_NAMED_STEMS)
 # Words no wallet list holds (BIP-39 words have 3 to 8 letters and no grammar words): their
 # presence means prose about a phrase ("my seed phrase is in the safe under my bed").
 _PROSE_WORDS = frozenset(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ._text import FIRST_PERSON, enough_digits
+from ._text import FIRST_PERSON, enough_digits, substring_test
 from .findings import Finding
 
 _AMPM = r"(?P<ampm>a\.?\s?m\.?|p\.?\s?m\.?)(?![a-z])"
@@ -96,11 +96,12 @@ _WORD_TIME_STEMS = (
     "fifty", "twenty", "o five", "o-five", "o nine", "o eight", "o seven", "ten to ",
     "five to ", "ten past", "five past", "ten after", "five after",
 )  # fmt: skip
+_WORD_TIME_TEST = substring_test(_WORD_TIME_STEMS)
 
 
 def _word_time_stem(text: str) -> bool:
     low = text.lower()
-    return any(stem in low for stem in _WORD_TIME_STEMS)
+    return _WORD_TIME_TEST.search(low) is not None
 
 
 # Routines that are someone's even without "I": "school pickup is at 3pm".

@@ -29,7 +29,6 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
-from collections import Counter
 from functools import lru_cache
 
 import snowballstemmer
@@ -144,20 +143,23 @@ def _language(runs: list[str], folded: str = "") -> str:
         if _KANA.search(joined):
             return "ja"
         return "ko" if _HANGUL.search(joined) else "zh"
-    votes: Counter[str] = Counter()
+    votes: dict[str, int] = {}
     contractions = (
         len(_EN_CONTRACTION.findall(folded)) if "'" in folded or "\u2019" in folded else 0
     )
     for r in runs:
-        if contractions and r in _CONTRACTION_TAILS:
-            continue  # the tail of a contraction, counted below as English
-        votes.update(_VOTES.get(r, ()))
+        langs = _VOTES.get(r)  # most words vote for nothing: a dict, not Counter.update
+        if langs is None or (contractions and r in _CONTRACTION_TAILS):
+            continue  # (the tail of a contraction is counted below as English)
+        for lang in langs:
+            votes[lang] = votes.get(lang, 0) + 1
     if contractions:
+        votes.setdefault("en", 0)
         votes["en"] += contractions
     if not votes:
         return "en"
     best = max(votes.values())
-    return "en" if votes["en"] == best else min(k for k, v in votes.items() if v == best)
+    return "en" if votes.get("en") == best else min(k for k, v in votes.items() if v == best)
 
 
 @lru_cache(maxsize=65536)
