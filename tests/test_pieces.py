@@ -11,11 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from confidante.recall.embedding.multilingual import MAX_TOKENS as MULTI_MAX
-from confidante.recall.embedding.multilingual import MultilingualStaticEmbedder
+from confidante.recall.embedding import multilingual, static
 from confidante.recall.embedding.pieces import UnigramIds, WordPieceIds, crossing_pieces
-from confidante.recall.embedding.static import MAX_TOKENS as STATIC_MAX
-from confidante.recall.embedding.static import StaticEmbedder
 
 DATA = Path(__file__).resolve().parents[1] / "benchmarks/data"
 
@@ -59,11 +56,11 @@ def texts() -> list[str]:
 
 
 def test_wordpiece_ids_are_the_tokenizers(texts: list[str]) -> None:
-    _, ids = StaticEmbedder()._load()
+    _, ids, _ = static._model()
     tokenizer = ids._tokenizer
     for text in texts:
         assert ids(text) == tokenizer.encode(text, add_special_tokens=False).ids, repr(text)
-    assert len(ids("word " * 700)) == STATIC_MAX
+    assert len(ids("word " * 700)) == static.MAX_TOKENS
 
 
 def test_unigram_ids_are_the_tokenizers(texts: list[str]) -> None:
@@ -71,18 +68,18 @@ def test_unigram_ids_are_the_tokenizers(texts: list[str]) -> None:
 
     from confidante.recall.embedding._resources import data_bytes
 
-    _, ids = MultilingualStaticEmbedder()._load()
+    _, ids = multilingual._model()
     tokenizer = Tokenizer.from_str(data_bytes("static-multilingual", "tokenizer.json").decode())
     assert crossing_pieces(tokenizer) == []  # what `vocab_checked=True` takes on trust
     tokenizer.no_padding()
-    tokenizer.enable_truncation(MULTI_MAX)
+    tokenizer.enable_truncation(multilingual.MAX_TOKENS)
     for text in texts:
         assert ids(text) == tokenizer.encode(text, add_special_tokens=False).ids, repr(text)
-    assert len(ids("word " * 700)) == MULTI_MAX
+    assert len(ids("word " * 700)) == multilingual.MAX_TOKENS
 
 
 def test_a_word_read_twice_gives_the_same_ids_and_texts_are_not_kept() -> None:
-    _, ids = StaticEmbedder()._load()
+    _, ids, _ = static._model()
     first = ids("Caroline adopted a puppy called Biscuit on 12 May, call 555-0142")
     assert ids("Caroline adopted a puppy called Biscuit on 12 May, call 555-0142") == first
     kept = ids._words._ids

@@ -3,11 +3,31 @@
 from __future__ import annotations
 
 import hashlib
+import threading
+from collections.abc import Callable
 from importlib import resources
+from typing import TypeVar
 
 import numpy as np
 
 _DATA = "data"
+T = TypeVar("T")
+
+
+def once_per_process(load: Callable[[], T]) -> Callable[[], T]:
+    """`load()` made by its first caller and shared by every later one: every Memory opened
+    in a process reads one read-only copy of a model. The lock keeps two threads from
+    reading and checking the same files twice."""
+    lock = threading.Lock()
+    made: list[T] = []
+
+    def get() -> T:
+        with lock:
+            if not made:
+                made.append(load())
+            return made[0]
+
+    return get
 
 
 def data_bytes(*parts: str) -> bytes:

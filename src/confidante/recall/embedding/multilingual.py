@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import io
 import json
-import threading
 from collections.abc import Sequence
 
 import numpy as np
 
-from confidante.recall.embedding._resources import check_sha256, data_bytes
+from confidante.recall.embedding._resources import check_sha256, data_bytes, once_per_process
 from confidante.recall.embedding.pieces import UnigramIds
 
 MAX_TOKENS = 512
@@ -73,34 +72,28 @@ def _fold(w: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return folded
 
 
-# The model, once per process: every Memory opened in it shares one read-only copy (the
-# tokenizer's 128,000 pieces take ~0.3 s to build).
-_LOCK = threading.Lock()
-_LOADED: tuple[dict[str, np.ndarray], UnigramIds] | None = None
+@once_per_process
+def _model() -> tuple[dict[str, np.ndarray], UnigramIds]:
+    """The folded weights and the tokenizer's ids. Once per process: every Memory opened in
+    it shares one read-only copy (the tokenizer's 128,000 pieces take ~0.3 s to build)."""
+    from tokenizers import Tokenizer
 
-
-def _load(meta: dict) -> tuple[dict[str, np.ndarray], UnigramIds]:
-    global _LOADED
-    with _LOCK:
-        if _LOADED is None:
-            from tokenizers import Tokenizer
-
-            raw_model = data_bytes(_FOLDER, "model.npz")
-            raw_tokenizer = data_bytes(_FOLDER, "tokenizer.json")
-            check_sha256(raw_model, meta["model_sha256"], "multilingual model")
-            check_sha256(raw_tokenizer, meta["tokenizer_sha256"], "its tokenizer")
-            with np.load(io.BytesIO(raw_model), allow_pickle=False) as z:
-                weights = {k: z[k] for k in z.files}
-            if weights["table"].shape != (meta["vocab_size"], meta["table_dims"]):
-                raise RuntimeError(f"multilingual table has shape {weights['table'].shape}")
-            tokenizer = Tokenizer.from_str(raw_tokenizer.decode("utf-8"))
-            tokenizer.no_padding()
-            tokenizer.enable_truncation(MAX_TOKENS)
-            # one text at a time, word by word (`pieces`): encode_batch hands texts to a
-            # thread pool, which on a small shared box waits for its threads; the pinned
-            # vocabulary keeps words apart (checked by tests/test_pieces.py)
-            _LOADED = (_fold(weights), UnigramIds(tokenizer, MAX_TOKENS, vocab_checked=True))
-        return _LOADED
+    meta = json.loads(data_bytes(_FOLDER, "meta.json"))
+    raw_model = data_bytes(_FOLDER, "model.npz")
+    raw_tokenizer = data_bytes(_FOLDER, "tokenizer.json")
+    check_sha256(raw_model, meta["model_sha256"], "multilingual model")
+    check_sha256(raw_tokenizer, meta["tokenizer_sha256"], "its tokenizer")
+    with np.load(io.BytesIO(raw_model), allow_pickle=False) as z:
+        weights = {k: z[k] for k in z.files}
+    if weights["table"].shape != (meta["vocab_size"], meta["table_dims"]):
+        raise RuntimeError(f"multilingual table has shape {weights['table'].shape}")
+    tokenizer = Tokenizer.from_str(raw_tokenizer.decode("utf-8"))
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(MAX_TOKENS)
+    # one text at a time, word by word (`pieces`): encode_batch hands texts to a thread
+    # pool, which on a small shared box waits for its threads; the pinned vocabulary keeps
+    # words apart (checked by tests/test_pieces.py)
+    return _fold(weights), UnigramIds(tokenizer, MAX_TOKENS, vocab_checked=True)
 
 
 class MultilingualStaticEmbedder:
@@ -112,17 +105,13 @@ class MultilingualStaticEmbedder:
     def __init__(self) -> None:
         meta = json.loads(data_bytes(_FOLDER, "meta.json"))
         self.dim: int = int(meta["dim"])
-        self._meta = meta
-
-    def _load(self) -> tuple[dict[str, np.ndarray], UnigramIds]:
-        return _load(self._meta)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if isinstance(texts, str):
             raise TypeError("embed takes a sequence of texts, not one string")
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        w, tokenizer = self._load()
+        w, tokenizer = _model()
         ids_per_text = [np.asarray(tokenizer(t), dtype=np.int64) for t in texts]
         ids_per_text = [ids[ids != _UNK] for ids in ids_per_text]
         lengths = np.fromiter((len(ids) for ids in ids_per_text), dtype=np.int64)

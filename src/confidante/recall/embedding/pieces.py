@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -44,14 +45,12 @@ _NOT_KEPT = re.compile(r"[\d@]")
 
 
 class _Words:
-    """Word -> ids, bounded; a plain dict (its reads and writes are atomic under the GIL)."""
+    """Word -> ids, bounded; a plain dict (its reads are atomic under the GIL, its writes
+    are locked so that a clear and a write do not interleave)."""
 
     def __init__(self) -> None:
         self._ids: dict[str, list[int]] = {}
         self._lock = threading.Lock()
-
-    def get(self, word: str) -> list[int] | None:
-        return self._ids.get(word)
 
     def keep(self, word: str, ids: list[int]) -> None:
         if len(word) > _LONGEST or _NOT_KEPT.search(word):
@@ -60,6 +59,19 @@ class _Words:
             if len(self._ids) >= _REMEMBERED:
                 self._ids.clear()
             self._ids[word] = ids
+
+    def ids(self, words: Iterable[str], read: Callable[[str], list[int]], limit: int) -> list[int]:
+        """The ids of `words` in order, at most `limit`: each remembered one's, else `read`'s."""
+        out: list[int] = []
+        for w in words:
+            got = self._ids.get(w)
+            if got is None:
+                got = read(w)
+                self.keep(w, got)
+            out.extend(got)
+            if len(out) >= limit:
+                break
+        return out[:limit]
 
 
 class WordPieceIds:
@@ -84,17 +96,11 @@ class WordPieceIds:
     def __call__(self, text: str) -> list[int]:
         if not text.isascii() or "[" in text:
             return self._tokenizer.encode(text, add_special_tokens=False).ids
-        ids: list[int] = []
-        words = self._words
-        for w in _BERT_WORD.findall(_CONTROL.sub("", text).lower()):
-            got = words.get(w)
-            if got is None:
-                got = [t.id for t in self._model.tokenize(w)]
-                words.keep(w, got)
-            ids.extend(got)
-            if len(ids) >= self._limit:
-                break
-        return ids[: self._limit]
+        words = _BERT_WORD.findall(_CONTROL.sub("", text).lower())
+        return self._words.ids(words, self._read, self._limit)
+
+    def _read(self, word: str) -> list[int]:
+        return [t.id for t in self._model.tokenize(word)]
 
 
 def crossing_pieces(tokenizer: Tokenizer) -> list[str]:
@@ -131,14 +137,7 @@ class UnigramIds:
         normal = self._normalizer.normalize_str(text)  # type: ignore[union-attr]
         if not normal:
             return []
-        ids: list[int] = []
-        words = self._words
-        for w in normal.split(" "):
-            got = words.get(w)
-            if got is None:
-                got = [t.id for t in self._model.tokenize(_WORD_MARK + w)]
-                words.keep(w, got)
-            ids.extend(got)
-            if len(ids) >= self._limit:
-                break
-        return ids[: self._limit]
+        return self._words.ids(normal.split(" "), self._read, self._limit)
+
+    def _read(self, word: str) -> list[int]:
+        return [t.id for t in self._model.tokenize(_WORD_MARK + word)]

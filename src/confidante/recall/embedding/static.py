@@ -10,51 +10,45 @@ from __future__ import annotations
 
 import io
 import json
-import threading
 from collections.abc import Sequence
 
 import numpy as np
 
 from confidante.recall.embedding import LATIN_LANGUAGES
-from confidante.recall.embedding._resources import check_sha256, data_bytes, l2_normalise
+from confidante.recall.embedding._resources import (
+    check_sha256,
+    data_bytes,
+    l2_normalise,
+    once_per_process,
+)
 from confidante.recall.embedding.pieces import WordPieceIds
 
 MAX_TOKENS = 512
 
 
-# The model, once per process: every Memory opened in it shares one read-only copy (opening
-# a Memory re-read and re-checked 15 MB of table and the tokenizer, 80-130 ms, before its
-# first write or recall).
-_LOCK = threading.Lock()
-_LOADED: tuple[np.ndarray, WordPieceIds, int | None] | None = None
+@once_per_process
+def _model() -> tuple[np.ndarray, WordPieceIds, int | None]:
+    """The table, the tokenizer's ids and its unknown token's id. Once per process: opening
+    a Memory re-read and re-checked 15 MB of table and the tokenizer (80-130 ms) before its
+    first write or recall."""
+    from tokenizers import Tokenizer
 
-
-def _load(meta: dict) -> tuple[np.ndarray, WordPieceIds, int | None]:
-    global _LOADED
-    with _LOCK:
-        if _LOADED is None:
-            from tokenizers import Tokenizer
-
-            raw_table = data_bytes("static", "embeddings.npy")
-            raw_tokenizer = data_bytes("static", "tokenizer.json")
-            check_sha256(raw_table, meta["embeddings_sha256"], "static embeddings")
-            check_sha256(raw_tokenizer, meta["tokenizer_sha256"], "static tokenizer")
-            table = np.load(io.BytesIO(raw_table), allow_pickle=False)
-            if table.shape != (meta["vocab_size"], meta["dim"]):
-                raise RuntimeError(f"static embeddings have shape {table.shape}")
-            tokenizer = Tokenizer.from_str(raw_tokenizer.decode("utf-8"))
-            tokenizer.no_padding()
-            tokenizer.enable_truncation(MAX_TOKENS)
-            unk = getattr(tokenizer.model, "unk_token", None)
-            table.setflags(write=False)
-            # one text at a time, word by word (`pieces`): encode_batch hands texts to a
-            # thread pool, which on a small shared box waits for its threads
-            _LOADED = (
-                table,
-                WordPieceIds(tokenizer, MAX_TOKENS),
-                tokenizer.token_to_id(unk) if unk else None,
-            )
-        return _LOADED
+    meta = json.loads(data_bytes("static", "meta.json"))
+    raw_table = data_bytes("static", "embeddings.npy")
+    raw_tokenizer = data_bytes("static", "tokenizer.json")
+    check_sha256(raw_table, meta["embeddings_sha256"], "static embeddings")
+    check_sha256(raw_tokenizer, meta["tokenizer_sha256"], "static tokenizer")
+    table = np.load(io.BytesIO(raw_table), allow_pickle=False)
+    if table.shape != (meta["vocab_size"], meta["dim"]):
+        raise RuntimeError(f"static embeddings have shape {table.shape}")
+    tokenizer = Tokenizer.from_str(raw_tokenizer.decode("utf-8"))
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(MAX_TOKENS)
+    unk = getattr(tokenizer.model, "unk_token", None)
+    table.setflags(write=False)
+    # one text at a time, word by word (`pieces`): encode_batch hands texts to a thread
+    # pool, which on a small shared box waits for its threads
+    return table, WordPieceIds(tokenizer, MAX_TOKENS), tokenizer.token_to_id(unk) if unk else None
 
 
 class StaticEmbedder:
@@ -64,24 +58,17 @@ class StaticEmbedder:
     languages = LATIN_LANGUAGES
 
     def __init__(self) -> None:
-        meta = json.loads(data_bytes("static", "meta.json"))
-        self.dim: int = int(meta["dim"])
-        self._meta = meta
-        self._unk_id: int | None = None
-
-    def _load(self) -> tuple[np.ndarray, WordPieceIds]:
-        table, ids, self._unk_id = _load(self._meta)
-        return table, ids
+        self.dim: int = int(json.loads(data_bytes("static", "meta.json"))["dim"])
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if isinstance(texts, str):
             raise TypeError("embed takes a sequence of texts, not one string")
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        table, tokenizer = self._load()
+        table, tokenizer, unk = _model()
         ids_per_text = [np.asarray(tokenizer(t), dtype=np.int64) for t in texts]
-        if self._unk_id is not None:
-            ids_per_text = [ids[ids != self._unk_id] for ids in ids_per_text]
+        if unk is not None:
+            ids_per_text = [ids[ids != unk] for ids in ids_per_text]
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for i, ids in enumerate(ids_per_text):
             # a sum per text, not np.add.reduceat: reduceat along rows is ~7x slower here
