@@ -367,13 +367,12 @@ _INTL_STEMS = (
 )  # fmt: skip
 
 
-_STEM_TESTS: dict[tuple[str, ...], re.Pattern[str]] = {}
+_EN_TEST = substring_test(_EN_STEMS)
+_INTL_TEST = substring_test(_INTL_STEMS)
 
 
-def _mentions(text: str, stems: tuple[str, ...]) -> bool:
-    test = _STEM_TESTS.get(stems)
-    if test is None:
-        test = _STEM_TESTS[stems] = substring_test(stems)
+def _mentions(text: str, test: re.Pattern[str]) -> bool:
+    """Whether the lower-cased text holds one of a `substring_test`'s stems."""
     return test.search(text.lower()) is not None
 
 
@@ -392,7 +391,7 @@ def find(text: str) -> Iterator[Finding]:
     if "PRIVATE KEY" in text.upper() and any(True for _ in _PRIVATE_KEY.analyze_string(text)):
         for m in _KEY_BLOCK.finditer(text):
             yield Finding(CATEGORY, m.start(), m.end())
-    if _mentions(text, _EN_STEMS) and _SECRET_HINT.search(text):
+    if _mentions(text, _EN_TEST) and _SECRET_HINT.search(text):
         yield from _conversational(text)
 
 
@@ -558,7 +557,7 @@ def find_pins(text: str) -> Iterator[Finding]:
     if _SPACED_DIGITS_HINT.search(text):
         for m in _SPACED_PIN.finditer(text):
             yield Finding(CATEGORY, m.start("v"), m.end("v"))
-    if not four or not _mentions(text, _CODE_STEMS):
+    if not four or not _mentions(text, _CODE_TEST):
         return
     for m in _CODE_FOR.finditer(text):
         context = f"{m.group('before') or ''}{m.group('mid')}"
@@ -569,6 +568,7 @@ def find_pins(text: str) -> Iterator[Finding]:
 
 
 _CODE_STEMS = ("code", "digo", "codice", "pin", "pass")
+_CODE_TEST = substring_test(_CODE_STEMS)
 _UNIT_AFTER = re.compile(
     r"\s*(?i:words?|lines?|pages?|characters?|chars|people|members|users|euros?|dollars?"
     r"|Wörter|Zeilen|Seiten|mots|lignes|palabras|l[íi]neas|%|km|kg)\b"
@@ -638,7 +638,7 @@ _CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 def find_multilingual(text: str) -> Iterator[Finding]:
     """Passwords, PINs and secret keys named in Chinese, German, French, Spanish, Portuguese
     or Italian: "我的密码是abc123456", "Mein Passwort ist geheim123", "code PIN : 4821"."""
-    if not (_mentions(text, _INTL_STEMS) and _INTL_HINT.search(text)):
+    if not (_mentions(text, _INTL_TEST) and _INTL_HINT.search(text)):
         return
     if _CJK_CHAR.search(text):
         for m in _ZH_SECRET.finditer(text):

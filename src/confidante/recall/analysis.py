@@ -154,8 +154,7 @@ def _language(runs: list[str], folded: str = "") -> str:
         for lang in langs:
             votes[lang] = votes.get(lang, 0) + 1
     if contractions:
-        votes.setdefault("en", 0)
-        votes["en"] += contractions
+        votes["en"] = votes.get("en", 0) + contractions
     if not votes:
         return "en"
     best = max(votes.values())
