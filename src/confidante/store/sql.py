@@ -119,16 +119,13 @@ MIGRATIONS: list[list[str]] = [
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
-_FACT_COLUMNS = (
-    "id, partition_id, scope, community_key, subject_key, author_key, origin_kind, "
-    "origin_key, tier, kind, source_skill, created_at, updated_at, expires_at, confidence, "
-    "ciphertext, ttl_ms"
-)
-_FACT_MARKS = ", ".join("?" for _ in range(17))
+# The fact columns are FactRow's fields, in order.
+_FACT_FIELDS = tuple(f.name for f in fields(FactRow))
+_FACT_COLUMNS = ", ".join(_FACT_FIELDS)
+_FACT_MARKS = ", ".join("?" for _ in _FACT_FIELDS)
 # A row's values in column order; not dataclasses.astuple, which deep-copies every field
 # (8% of a bulk write's time).
-_fact_values = attrgetter(*(f.name for f in fields(FactRow)))
-assert ", ".join(f.name for f in fields(FactRow)) == _FACT_COLUMNS
+_fact_values = attrgetter(*_FACT_FIELDS)
 _PARTITION_COLUMNS = "id, scope, version, wrapped_key, erase_pending"
 # A partition that had something erased: re-key it, or (no key left) just rotate the master.
 _MARK_ERASED = (
