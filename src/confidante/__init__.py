@@ -35,7 +35,7 @@ from .errors import (
     WrongMasterKey,
 )
 from .memory import Memory
-from .model import Context, Fact, Hit, Scope, Surface, Tier
+from .model import Context, Fact, Hit, Scope, SessionKey, Surface, Tier, session_key
 
 __all__ = [
     "AccessDenied",
@@ -67,9 +67,11 @@ __all__ = [
     "PrivateDataRefused",
     "SchemaTooNew",
     "Scope",
+    "SessionKey",
     "StoreError",
     "Surface",
     "Tier",
     "WrongMasterKey",
     "__version__",
+    "session_key",
 ]

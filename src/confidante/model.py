@@ -66,23 +66,90 @@ def _check_id(value: str | None, what: str) -> str:
     return value
 
 
-def _session_part(value: str) -> str:
+def _session_part(value: str | None) -> str:
     """One variable part of a session key, escaped so the parts cannot run into each other:
-    `%` and `:` are percent-encoded, and a literal "-" (which stands for "no channel") too.
-    A part without those characters is unchanged, so existing keys stay the same."""
+    `%` and `:` are percent-encoded, a literal "-" too (a bare "-" stands for "none"). A
+    part without those characters is unchanged, so keys made before the builder stay the
+    same."""
+    if value is None:
+        return "-"
     if value == "-":
         return "%2D"
     return value.replace("%", "%25").replace(":", "%3A")
 
 
-def guild_session(community: str, channel: str | None) -> str:
-    """The session of a guild channel: `guild:<platform>:<guild>:<channel or ->`, with the
-    guild and channel escaped (a guild "a:b" with channel "c" and a guild "a" with channel
-    "b:c" are two sessions)."""
-    platform, _, ident = community.partition(":")
-    return f"guild:{platform}:{_session_part(ident)}:" + (
-        _session_part(channel) if channel is not None else "-"
-    )
+# Every kind of session and what its parts are: `actor` and `community` are `platform:id`
+# (the platform holds no colon, the id is escaped), `id` is one escaped id (None: "-").
+# The kind decides the number of colon-separated fields, and no field holds a colon, so
+# distinct (kind, parts) never give the same key.
+_SESSION_KINDS: dict[str, tuple[str, ...]] = {
+    "dm": ("actor",),
+    "local": ("actor",),
+    "owner_dashboard": ("actor",),
+    "guild": ("community", "id"),  # a guild channel (None: the guild without a channel)
+    "group": ("community",),
+    # a named conversation inside a context (`Context.dm(actor, session="thread-9")`)
+    "dm-named": ("actor", "id"),
+    "local-named": ("actor", "id"),
+    "owner_dashboard-named": ("actor", "id"),
+    "guild-named": ("community", "id"),
+    "group-named": ("community", "id"),
+    "mem0-run": ("actor", "id"),  # a Mem0 `run_id` of one user
+    "graph-thread": ("actor", "id"),  # a LangGraph `thread_id` of one actor
+}
+SESSION_KINDS = frozenset(_SESSION_KINDS)
+
+
+class SessionKey(str):
+    """A session key, as only `session_key` builds it. `Context` accepts nothing else, so
+    every session name in the program comes from the one escaping builder."""
+
+    __slots__ = ()
+
+
+def session_key(kind: str, *parts: str | None) -> SessionKey:
+    """The one builder of session keys: `session_key("guild", "discord:g1", "general")`.
+    Each kind has a fixed list of parts (`_SESSION_KINDS`); ids are escaped, so a user id
+    or run id holding `:` can never make two conversations share a key."""
+    schema = _SESSION_KINDS.get(kind)
+    if schema is None:
+        raise InvalidContext("unknown kind of session")
+    if len(parts) != len(schema):
+        raise InvalidContext(f"a {kind} session has {len(schema)} part(s)")
+    fields = [kind]
+    for what, part in zip(schema, parts, strict=True):
+        if what == "id":
+            if part is not None and (not isinstance(part, str) or not part):
+                raise InvalidContext("a session id must be a non-empty string")
+            fields.append(_session_part(part))
+            continue
+        if part is None:
+            raise InvalidContext(f"a {kind} session needs its {what}")
+        platform, ident = parse_actor(part)
+        fields += [platform, _session_part(ident)]
+    return SessionKey(":".join(fields))
+
+
+def legacy_session_key(kind: str, actor: str) -> str:
+    """What a private context's default session was keyed as before the builder escaped
+    ids (`dm:<actor>` verbatim): erasure removes this one too."""
+    return f"{kind}:{actor}"
+
+
+def guild_session(community: str, channel: str | None) -> SessionKey:
+    """The session of a guild channel (a guild "a:b" with channel "c" and a guild "a" with
+    channel "b:c" are two sessions)."""
+    return session_key("guild", community, channel)
+
+
+def _named(kind: str, where: str, session: str | SessionKey | None) -> SessionKey | None:
+    """A constructor's `session=`: a `SessionKey` as built, a plain name made a key of its
+    own inside this context (`Context.dm(a, session="t")` never reaches another's)."""
+    if session is None or isinstance(session, SessionKey):
+        return session
+    if not isinstance(session, str):
+        raise InvalidContext("session must be a name (a string) or a SessionKey")
+    return session_key(f"{kind}-named", where, _check_id(session, "session"))
 
 
 def community_id(platform: str, ident: str, *, any_platform: bool = False) -> str:
@@ -172,6 +239,8 @@ class Context:
         object.__setattr__(
             self, "participants", tuple(normalize_actor(p) for p in self.participants)
         )
+        if self.session is not None and not isinstance(self.session, SessionKey):
+            raise InvalidContext("a session key comes from model.session_key (or a constructor)")
 
     @property
     def platform(self) -> str | None:
@@ -179,9 +248,11 @@ class Context:
 
     # Constructors: the only supported way to build each kind of context.
     @classmethod
-    def dm(cls, actor: str, *, session: str | None = None) -> Context:
+    def dm(cls, actor: str, *, session: str | SessionKey | None = None) -> Context:
         actor = normalize_actor(actor)
-        return cls(Surface.DM, actor, session=session or f"dm:{actor}")
+        return cls(
+            Surface.DM, actor, session=_named("dm", actor, session) or session_key("dm", actor)
+        )
 
     @classmethod
     def guild(
@@ -192,7 +263,7 @@ class Context:
         channel: str | None = None,
         participants: Iterable[str] = (),
         voice: bool = False,
-        session: str | None = None,
+        session: str | SessionKey | None = None,
     ) -> Context:
         actor = normalize_actor(actor)
         platform, _ = parse_actor(actor)
@@ -205,7 +276,7 @@ class Context:
             community=community,
             channel=channel,
             participants=tuple(participants),
-            session=session or guild_session(community, channel),
+            session=_named("guild", community, session) or guild_session(community, channel),
         )
 
     @classmethod
@@ -215,7 +286,7 @@ class Context:
         chat: str,
         *,
         participants: Iterable[str] = (),
-        session: str | None = None,
+        session: str | SessionKey | None = None,
     ) -> Context:
         actor = normalize_actor(actor)
         platform, _ = parse_actor(actor)
@@ -225,22 +296,31 @@ class Context:
             actor,
             community=community,
             participants=tuple(participants),
-            session=session or f"group:{community}",
+            session=_named("group", community, session) or session_key("group", community),
         )
 
     @classmethod
-    def owner_dashboard(cls, actor: str, *, session: str | None = None) -> Context:
+    def owner_dashboard(cls, actor: str, *, session: str | SessionKey | None = None) -> Context:
         actor = normalize_actor(actor)
-        return cls(Surface.OWNER_DASHBOARD, actor, session=session or f"owner_dashboard:{actor}")
+        return cls(
+            Surface.OWNER_DASHBOARD,
+            actor,
+            session=_named("owner_dashboard", actor, session)
+            or session_key("owner_dashboard", actor),
+        )
 
     @classmethod
     def dashboard(cls, actor: str | None = None) -> Context:
         return cls(Surface.DASHBOARD, actor)
 
     @classmethod
-    def local(cls, actor: str, *, session: str | None = None) -> Context:
+    def local(cls, actor: str, *, session: str | SessionKey | None = None) -> Context:
         actor = normalize_actor(actor)
-        return cls(Surface.LOCAL, actor, session=session or f"local:{actor}")
+        return cls(
+            Surface.LOCAL,
+            actor,
+            session=_named("local", actor, session) or session_key("local", actor),
+        )
 
     @classmethod
     def background(cls, task: str) -> Context:

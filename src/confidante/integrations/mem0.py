@@ -27,7 +27,7 @@ from typing import Any
 
 from ..errors import ConfidanteError, InvalidContext, InvalidInput, NotFound
 from ..memory import Memory
-from ..model import Context, Fact, Scope, normalize_actor, parse_actor
+from ..model import Context, Fact, Scope, normalize_actor, parse_actor, session_key
 from ..policy import SILO_PLATFORM, is_owner
 
 MessagesT = str | dict[str, Any] | Sequence[dict[str, Any]]
@@ -85,7 +85,7 @@ class Mem0Memory:
         run = str(run_id).strip()
         if not run or "*" in run:
             raise InvalidContext("run_id must name one run (no wildcard)")
-        return Context.dm(actor, session=f"mem0-run:{actor}:{run}")
+        return Context.dm(actor, session=session_key("mem0-run", actor, run))
 
     # -- Mem0's methods --------------------------------------------------------------------
     def add(

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 
 from ..errors import InvalidContext
-from ..model import Context, Surface
+from ..model import Context, Surface, guild_session, session_key
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +113,7 @@ def community_context(actor: str, community: str, *, group: bool = False) -> Con
         return Context.guild(actor, community)
     except InvalidContext:
         surface = Surface.GROUP_DM if group else Surface.GUILD_TEXT
-        session = f"group:{community}" if group else f"guild:{community}:-"
+        session = session_key("group", community) if group else guild_session(community, None)
         return Context(surface, actor, community=community, session=session)
 
 

@@ -31,7 +31,15 @@ from ..errors import (
     StoreError,
     WrongMasterKey,
 )
-from ..model import Context, OriginKind, Scope, community_id, normalize_actor
+from ..model import (
+    Context,
+    OriginKind,
+    Scope,
+    community_id,
+    legacy_session_key,
+    normalize_actor,
+    session_key,
+)
 from ..privacy import guard
 from ..store import FactRow
 from ..store.base import CLEAN, NEEDS_REKEY
@@ -246,8 +254,9 @@ def forget_subject(mem: Engine, ctx: Context, actor: str) -> dict[str, int]:
                     doomed.add(row.partition_id)  # their DM session history
                 elif row.partition_id not in doomed:
                     stripped.append(row)
-            for surface in ("dm", "local", "owner_dashboard"):  # their default private sessions
-                doomed.add(policy.session_partition(f"{surface}:{actor}", key).id)
+            for kind in ("dm", "local", "owner_dashboard"):  # their default private sessions
+                for name in (session_key(kind, actor), legacy_session_key(kind, actor)):
+                    doomed.add(policy.session_partition(name, key).id)
             mem.store.delete_archived(author_key=sk)  # expired copies of what they wrote
             return _erase(mem, doomed, stripped)
 
