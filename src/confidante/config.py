@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +29,7 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
-from .errors import ConfigError, InvalidActor
+from .errors import ConfigError, InvalidActor, KeyFileExposed
 from .model import Scope, normalize_actor
 
 ENV_PREFIX = "CONFIDANTE_"
@@ -337,7 +338,39 @@ def read_toml(path: Path) -> dict[str, Any]:
                 f"{path}: unknown setting {name!r} (known: {', '.join(sorted(known))})"
             )
         values[key] = value
+    _check_secrets_private(path, values)
     return values
+
+
+def _secrets_in(values: dict[str, Any]) -> list[str]:
+    """The settings in a config file whose values are secrets: the master key, and a
+    database URL that carries a password."""
+    secret = [
+        name
+        for name, info in Settings.model_fields.items()
+        if isinstance(info.json_schema_extra, dict)
+        and info.json_schema_extra.get("secret")
+        and values.get(name) is not None
+    ]
+    db = values.get("db")
+    if isinstance(db, str) and "://" in db and shown_db(db) != db:
+        secret.append("db")
+    return secret
+
+
+def _check_secrets_private(path: Path, values: dict[str, Any]) -> None:
+    """A secret read from a file others may read is refused, as a key file is
+    (`vault.crypto.check_private`): a 0644 `config.toml` holding the master key must not be
+    used silently when the same key in a 0644 key file is not."""
+    secrets = _secrets_in(values)
+    if not secrets:
+        return
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if mode & 0o077:
+        raise KeyFileExposed(
+            f"{path} holds a secret ({', '.join(secrets)}) and is open to other users "
+            f"(mode {mode:04o}); make it private: chmod 600 {path.name}"
+        )
 
 
 def env_var(field: str) -> str:
