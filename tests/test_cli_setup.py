@@ -225,6 +225,11 @@ def test_settings_spellings_and_masked_show(run, home: Path) -> None:
         "ttl-days-by-kind = { profile = 180 }\n"
         'master_key = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="\n'
     )
+    cfg.chmod(0o644)  # a secret in a file others may read is refused, as a key file is
+    exposed = run("config", "--json", ok=False)
+    assert j(exposed)["error"]["code"] == "key_file_permissions"
+    assert "AAAAAAAA" not in exposed.stdout + exposed.stderr
+    cfg.chmod(0o600)
     shown = j(run("config", "--json"))
     by_name = {s["name"]: s for s in shown["settings"]}
     assert by_name["owner_ids"] == {
