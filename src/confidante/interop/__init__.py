@@ -13,6 +13,10 @@ encryption); a refused entry is reported by position and category and never stop
 rest. Imports keep each entry's original date, and expiry counts from it. Only the owner,
 in private, imports dated history or anything into other people's silos; exports are the
 owner's, local, and plaintext.
+
+Importers never widen: in a folder, a file's place decides the widest audience its
+entries reach and what a file says about itself can only narrow it (`narrowing`); no
+symlink inside the named folder is followed, and every read is bounded (`files`).
 """
 
 from __future__ import annotations
@@ -33,11 +37,12 @@ from ..vault.crypto import new_key
 from .actors import UNMAPPED_PLATFORM, SenderMap, read_user_map, silo_hash
 from .entries import Entry, Item, PatternSeen, SkillUses, Skip, place
 from .export import PLAINTEXT_WARNING, ExportReport, export_jsonl, export_silo_tree
+from .files import DEFAULT_LIMITS, Budget, ReadLimits, Tree
 from .jsonl import read_jsonl
 from .mem0 import read_mem0
 from .memory_facts import read_memory_facts
-from .report import ImportReport, Refusal
-from .silo_tree import SENDER_IDS_FILE, read_silo_tree
+from .report import SKIP_REASONS, ImportReport, Refusal
+from .silo_tree import read_silo_tree
 from .tiered import read_tiered
 from .writer import existing_places, write
 
@@ -70,6 +75,7 @@ def import_from(
     ttl_days: float | None = None,
     dry_run: bool = False,
     progress: ProgressSink | None = None,
+    limits: ReadLimits = DEFAULT_LIMITS,
 ) -> ImportReport:
     """Import `path` (in layout `fmt`, one of `FORMATS`) as `ctx`.
 
@@ -79,7 +85,8 @@ def import_from(
     what this import brings in (entries whose source kept an expiry keep it), counted from
     each entry's original date; entries already past it are archived, and reported.
     `dry_run` writes into a throwaway database instead, so the report is exactly what the
-    real import would do."""
+    real import would do. `limits` bound what is read (per file, per import); what they
+    cut off is reported (`too_large`, `import_limit`), never read."""
     if fmt not in FORMATS:
         raise InvalidInput(f"unknown format; one of: {', '.join(FORMATS)}")
     source = Path(os.path.expanduser(os.fspath(path)))
@@ -101,23 +108,34 @@ def import_from(
     unmapped: list[str] = []
     senders: SenderMap | None = None
     if fmt == "silo-tree":
-        senders = _senders(sender_ids, source)
-        tree = read_silo_tree(source, ctx, senders, mem.owners)
-        items, unmapped = tree.items, tree.unmapped
+        if not source.is_dir():
+            raise InvalidInput("the silo tree must be a folder")
+        given = _senders(sender_ids, limits)
+        tree = read_silo_tree(Tree(source, Budget(limits)), ctx, given, mem.owners)
+        items, unmapped, senders = tree.items, tree.unmapped, tree.senders
         report.notes += tree.notes
+        report.narrowed = tree.narrowed
+        if tree.narrowed:
+            report.notes.append(
+                f"{len(tree.narrowed)} entries asked for more than their file's place allows "
+                "(a person's own fact from a community, in their silo): imported as said in "
+                "their DM"
+            )
     elif fmt == "tiered":
-        items = read_tiered(source, ctx)
+        items = read_tiered(source, ctx, Budget(limits))
     elif fmt == "memory-facts":
         items = read_memory_facts(source, ctx, platform=_platform(platform))
     elif fmt == "mem0":
         users = user_map if isinstance(user_map, dict) else None
         if user_map is not None and users is None:
-            users = read_user_map(Path(os.fspath(user_map)))
-        items = read_mem0(source, ctx, users)
+            users = read_user_map(Path(os.fspath(user_map)), limits)
+        items = read_mem0(source, ctx, users, limits)
     else:
         if not source.is_file():
             raise InvalidInput("a JSONL import reads a file")
-        lines = read_jsonl(source, ctx, namespace, owner_private=viewer.owner_private)
+        lines = read_jsonl(
+            source, ctx, namespace, owner_private=viewer.owner_private, limits=limits
+        )
         _require_import(mem, ctx, places_entries=lines.exported > 0)
         items = lines.items
         if not viewer.owner_private and any(isinstance(i, Entry) and i.created_at for i in items):
@@ -161,13 +179,11 @@ def _platform(name: str) -> str:
         raise InvalidInput("platform must be a short lowercase name (e.g. discord)") from None
 
 
-def _senders(sender_ids: PathLike | SenderMap | None, base: Path) -> SenderMap:
-    if isinstance(sender_ids, SenderMap):
+def _senders(sender_ids: PathLike | SenderMap | None, limits: ReadLimits) -> SenderMap | None:
+    """The sender list the owner gave; None: the tree's own (written by the export)."""
+    if isinstance(sender_ids, SenderMap) or sender_ids is None:
         return sender_ids
-    if sender_ids is not None:
-        return SenderMap.from_file(Path(os.path.expanduser(os.fspath(sender_ids))))
-    bundled = base / SENDER_IDS_FILE  # written by export_silo_tree
-    return SenderMap.from_file(bundled) if bundled.is_file() else SenderMap()
+    return SenderMap.from_file(Path(os.path.expanduser(os.fspath(sender_ids))), limits)
 
 
 class _scratch:
@@ -274,11 +290,13 @@ def merge_silo(mem: Memory, ctx: Context, silo: str, actor: str) -> bool:
 __all__ = [
     "FORMATS",
     "PLAINTEXT_WARNING",
+    "SKIP_REASONS",
     "Entry",
     "ExportReport",
     "ImportReport",
     "PatternSeen",
     "ProgressSink",
+    "ReadLimits",
     "Refusal",
     "SenderMap",
     "SkillUses",

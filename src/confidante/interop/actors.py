@@ -11,6 +11,7 @@ from pathlib import Path
 from ..errors import InvalidActor, InvalidInput
 from ..model import normalize_actor, parse_actor
 from ..policy import SILO_PLATFORM
+from .files import DEFAULT_LIMITS, ReadLimits, read_named_file
 
 UNMAPPED_PLATFORM = SILO_PLATFORM
 """A silo no known sender matches becomes the actor `silo:<hash>`, its own subject, until
@@ -22,11 +23,11 @@ def silo_hash(sender: str) -> str:
     return hashlib.sha256(sender.encode("utf-8")).hexdigest()[:16]
 
 
-def read_text(path: Path) -> str:
-    if not path.is_file():
-        raise InvalidInput(f"no such file: {path.name}")
+def read_text(path: Path, limits: ReadLimits = DEFAULT_LIMITS) -> str:
+    """A file the owner named, as text: at most `limits.file_bytes` (else `too_large`)."""
+    data = read_named_file(path, limits)
     try:
-        return path.read_text(encoding="utf-8-sig")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise InvalidInput(f"{path.name} is not UTF-8 text") from None
 
@@ -66,10 +67,14 @@ class SenderMap:
         return self.for_hash(silo_hash(sender)) or self.for_hash(sender)
 
     @classmethod
-    def from_file(cls, path: Path) -> SenderMap:
+    def from_file(cls, path: Path, limits: ReadLimits = DEFAULT_LIMITS) -> SenderMap:
         """One actor (`platform:id`) a line; blank lines and `#` comments are ignored."""
+        return cls.from_text(read_text(path, limits))
+
+    @classmethod
+    def from_text(cls, text: str) -> SenderMap:
         out = cls()
-        for n, line in enumerate(read_text(path).splitlines(), 1):
+        for n, line in enumerate(text.splitlines(), 1):
             line = line.split("#", 1)[0].strip()
             if not line:
                 continue
@@ -80,16 +85,18 @@ class SenderMap:
         return out
 
 
-def read_user_map(path: Path) -> dict[str, str]:
+def read_user_map(path: Path, limits: ReadLimits = DEFAULT_LIMITS) -> dict[str, str]:
     """Mem0 user ids to actors: a JSON object, or one `user_id actor` pair a line
     (separated by whitespace, `=`, `,` or a tab)."""
-    text = read_text(path)
+    text = read_text(path, limits)
     pairs: dict[str, str] = {}
     if text.lstrip().startswith("{"):
         try:
             data = json.loads(text)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             raise InvalidInput("the user map is not valid JSON") from None
+        if not isinstance(data, dict):
+            raise InvalidInput("the user map is not a JSON object")
         items = list(data.items())
     else:
         items = []

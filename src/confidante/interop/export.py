@@ -6,7 +6,13 @@ the destination: each path component made from an id is sanitised, and a path th
 resolve outside (an id such as `../x`, a symlinked folder left in a forced export) is
 refused before anything is written there. JSON Lines keeps every
 field; the silo tree is for agents that read files (and goes back in with
-`--from silo-tree`, dates and origins included, through each entry's comment)."""
+`--from silo-tree`, dates and origins included, through each entry's comment).
+
+In the silo tree, a fact's folder says the widest audience it has, because on the way
+back a file's place decides that and its comment may only narrow it (`narrowing`): a
+person's own fact learned in a community goes in that community's folder (beside the
+community's memory), not in their silo; a community whose id cannot be a folder name gets a
+`~<hash>` folder, which only that id's comment matches."""
 
 from __future__ import annotations
 
@@ -24,6 +30,7 @@ from ..errors import AccessDenied, InvalidInput
 from ..model import Context, Fact, Scope
 from .actors import UNMAPPED_PLATFORM, silo_hash
 from .markdown import render_daily_note, render_memory_md
+from .narrowing import HASHED
 from .silo_tree import SENDER_IDS_FILE
 
 if TYPE_CHECKING:
@@ -138,10 +145,20 @@ def _header(f: Fact) -> str:
     return day if f.kind == "fact" else f"{day} ({f.kind})"
 
 
-def _community_dir(f: Fact) -> Path:
-    platform, _, ident = (f.community or "unknown:unknown").partition(":")
-    kind = "groups" if f.origin.startswith("group:") else "guilds"
-    return Path(kind) / _safe(platform) / _safe(ident)
+def _community_dir(f: Fact) -> Path | None:
+    """The folder of the community whose audience a fact has: its community's memory, or
+    a member's own fact learned there (the only kind of person's fact a community's file
+    may bring back). None for everything else."""
+    kind, _, raw = f.origin.partition(":")
+    if f.scope is Scope.GUILD:
+        community = f.community or "unknown:unknown"
+    elif f.scope is Scope.USER and kind in ("guild", "group") and raw and f.author == f.subject:
+        community = raw
+    else:
+        return None
+    platform, _, ident = community.partition(":")
+    folder = ident if _safe(ident) == ident else HASHED + silo_hash(community)
+    return Path("groups" if kind == "group" else "guilds") / _safe(platform) / folder
 
 
 def _safe(name: str) -> str:
@@ -165,7 +182,8 @@ def _silo_dir(subject: str) -> tuple[str, bool]:
 
 def export_silo_tree(mem: Memory, ctx: Context, dest: Path, *, force: bool = False) -> ExportReport:
     """`MEMORY.md` (owner), `users/<sha256(actor)[:16]>/MEMORY.md` (each person),
-    `guilds/<platform>/<id>/MEMORY.md` and `groups/...` (communities), `YYYY-MM-DD.md`
+    `guilds/<platform>/<id>/MEMORY.md` and `groups/...` (communities, and their members'
+    own facts learned there), `YYYY-MM-DD.md`
     (global notes by day), `sessions/local.json` (this context's conversation), and
     `sender-ids.txt` (the people, so the hashes map back on import)."""
     dest = Path(dest)
@@ -178,15 +196,16 @@ def export_silo_tree(mem: Memory, ctx: Context, dest: Path, *, force: bool = Fal
     people: set[str] = set()
     for f in facts:
         block = (_header(f), f.text, _meta(f))
+        community = _community_dir(f)
         if f.scope is Scope.OWNER:
             memory_files[Path("MEMORY.md")].append(block)
+        elif community is not None:
+            memory_files[community / "MEMORY.md"].append(block)
         elif f.scope is Scope.USER and f.subject:
             name, named = _silo_dir(f.subject)
             if named:
                 people.add(f.subject)
             memory_files[Path("users") / name / "MEMORY.md"].append(block)
-        elif f.scope is Scope.GUILD:
-            memory_files[_community_dir(f) / "MEMORY.md"].append(block)
         elif f.scope is Scope.GLOBAL:
             day = f.created_at.date().isoformat() if f.created_at else "undated"
             days[day].append((f.text, _meta(f)))

@@ -14,6 +14,7 @@ from ..errors import ConfidanteError
 from ..model import Context
 from .actors import read_text
 from .entries import Entry, Item, Skip, parse_time, place
+from .files import DEFAULT_LIMITS, ReadLimits
 
 
 @dataclass
@@ -28,18 +29,19 @@ def read_jsonl(
     namespace: str | None,
     *,
     owner_private: bool,
+    limits: ReadLimits = DEFAULT_LIMITS,
 ) -> JsonlLines:
     """Every line as an entry. Whether `ctx` may import what it read is the caller's to ask
     (`policy.import_denial`, with `exported`)."""
     out = JsonlLines()
     items = out.items
-    for n, line in enumerate(read_text(path).splitlines(), 1):
+    for n, line in enumerate(read_text(path, limits).splitlines(), 1):
         pos = f"line {n}"
         if not line.strip():
             continue
         try:
             obj = json.loads(line)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             items.append(Skip(pos, "invalid_json"))
             continue
         if isinstance(obj, str):

@@ -66,7 +66,7 @@ def _meta(line: str) -> dict[str, Any] | None:
         return None
     try:
         value = json.loads(m.group(1))
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):  # nested past the parser's depth
         return None
     return value if isinstance(value, dict) else None
 

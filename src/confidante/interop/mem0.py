@@ -13,14 +13,20 @@ from ..model import Context, normalize_actor
 from ..policy import MEM0_PLATFORM
 from .actors import read_text
 from .entries import Entry, Item, Skip, parse_time
+from .files import DEFAULT_LIMITS, ReadLimits
 
 _TEXT_KEYS = ("memory", "text", "data", "content")
 
 
-def read_mem0(path: Path, owner_ctx: Context, user_map: dict[str, str] | None = None) -> list[Item]:
+def read_mem0(
+    path: Path,
+    owner_ctx: Context,
+    user_map: dict[str, str] | None = None,
+    limits: ReadLimits = DEFAULT_LIMITS,
+) -> list[Item]:
     try:
-        data = json.loads(read_text(path))
-    except json.JSONDecodeError:
+        data = json.loads(read_text(path, limits))
+    except (json.JSONDecodeError, RecursionError):
         raise InvalidInput("the Mem0 export is not JSON") from None
     results = data.get("results", data.get("memories")) if isinstance(data, dict) else data
     if not isinstance(results, list):

@@ -8,7 +8,12 @@ guard: no identifiers); `<base>/sessions/*.json` become conversation history.
 
 A silo no known sender matches becomes its own subject, `silo:<hash>`, recorded (sealed
 under the master key) so that a later import with a mapping merges it into the person.
-confidante's own exports add `guilds/` and `groups/` folders for community memory."""
+confidante's own exports add `guilds/` and `groups/` folders for community memory (and a
+member's own facts learned there).
+
+A file's place in the tree decides the widest audience its entries reach; confidante's
+comment in it can only narrow that (`narrowing`). No symlink inside the tree is followed,
+and every read is bounded (`files`): each is reported by position, never by content."""
 
 from __future__ import annotations
 
@@ -17,18 +22,19 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
-from ..errors import ConfidanteError, InvalidInput
 from ..model import Context
-from .actors import UNMAPPED_PLATFORM, SenderMap, read_text, silo_hash
-from .entries import Entry, Item, Skip, community_context, parse_time, place
+from .actors import UNMAPPED_PLATFORM, SenderMap, silo_hash
+from .entries import Entry, Item, Skip, parse_time
+from .files import Node, Tree
 from .markdown import Block, parse_daily_note, parse_memory_md
+from .narrowing import FilePlace, decide
 
 SENDER_IDS_FILE = "sender-ids.txt"  # written by `export_silo_tree`, read when no map is given
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")
 _SILO = re.compile(r"^[0-9a-f]{16,64}$")
+_MEMORY = "MEMORY.md"
 
 
 @dataclass
@@ -36,128 +42,163 @@ class SiloTree:
     items: list[Item] = field(default_factory=list)
     unmapped: list[str] = field(default_factory=list)  # silo hashes no sender matched
     notes: list[str] = field(default_factory=list)  # for the report: positions, never values
+    narrowed: list[str] = field(default_factory=list)  # entries placed narrower than asked
+    senders: SenderMap = field(default_factory=SenderMap)
 
 
 def read_silo_tree(
-    base: Path,
+    tree: Tree,
     owner_ctx: Context,
-    senders: SenderMap,
+    senders: SenderMap | None = None,
     owners: Collection[str] = (),
 ) -> SiloTree:
-    """`owners`: every owner id (the owner's lines in a conversation are the owner's, on
+    """`senders`: who the silos are (None: the tree's own `sender-ids.txt`, if any).
+    `owners`: every owner id (the owner's lines in a conversation are the owner's, on
     whichever platform); `owner_ctx.actor` is one of them."""
-    if not base.is_dir():
-        raise InvalidInput("the silo tree must be a folder")
-    tree = SiloTree()
-    owner_md = base / "MEMORY.md"
-    if owner_md.is_file():
-        tree.items += _memory_file(owner_md, base, owner_ctx, (owner_ctx, "owner"))
-    users = base / "users"
-    for silo in sorted(p for p in users.iterdir() if p.is_dir()) if users.is_dir() else []:
+    out = SiloTree()
+    root = {n.name: n for n in tree.list()}
+    out.senders = senders if senders is not None else _bundled_senders(tree, root, out)
+    reader = _Reader(tree, owner_ctx, frozenset(owners) | {owner_ctx.actor}, out)
+    if (node := root.get(_MEMORY)) is not None:
+        reader.memory_file(node, (_MEMORY,), FilePlace.owner())
+    for silo in reader.folder(root.get("users"), ("users",)):
         name = silo.name.lower()
-        md = silo / "MEMORY.md"
         if not _SILO.match(name):
-            tree.items.append(Skip(_rel(silo, base), "not_a_silo"))
+            out.items.append(tree.skip("not_a_silo", "users", silo.name))
             continue
-        if not md.is_file():
-            continue
-        actor = senders.for_hash(name)
+        actor = out.senders.for_hash(name)
+        mapped = actor is not None
         if actor is None:
             actor = f"{UNMAPPED_PLATFORM}:{name[:16]}"
-            tree.unmapped.append(name[:16])
-        tree.items += _memory_file(md, base, owner_ctx, (Context.dm(actor), "me"))
+        place = FilePlace.silo(actor, name, mapped=mapped)
+        inner = {n.name: n for n in tree.list("users", silo.name)}
+        node = inner.get(_MEMORY)
+        read = node is not None and reader.memory_file(node, ("users", silo.name, _MEMORY), place)
+        if read and not mapped:
+            out.unmapped.append(name[:16])
     for kind in ("guilds", "groups"):
-        for md in sorted((base / kind).glob("*/*/MEMORY.md")):
-            community = f"{md.parent.parent.name}:{md.parent.name}"
-            where = _community_default(owner_ctx, community, kind == "groups")
-            tree.items += _memory_file(md, base, owner_ctx, where)
-    for note in sorted(p for p in base.iterdir() if p.is_file() and _DAY.match(p.name)):
-        tree.items += _daily_note(note, base, owner_ctx)
-    owner_ids = frozenset(owners) | {owner_ctx.actor}
-    for session in sorted((base / "sessions").glob("*.json")):
-        tree.items += _session(session, base, owner_ctx, senders, owner_ids, tree.notes)
-    return tree
+        for platform in reader.folder(root.get(kind), (kind,)):
+            for community in reader.folder(platform, (kind, platform.name)):
+                parts = (kind, platform.name, community.name)
+                inner = {n.name: n for n in tree.list(*parts)}
+                if (node := inner.get(_MEMORY)) is not None:
+                    place = FilePlace.community_folder(
+                        platform.name, community.name, group=kind == "groups"
+                    )
+                    reader.memory_file(node, (*parts, _MEMORY), place)
+    for note in (n for n in root.values() if _DAY.match(n.name)):
+        reader.daily_note(note)
+    for session in reader.folder(root.get("sessions"), ("sessions",), files=True):
+        if session.name.endswith(".json"):
+            reader.session(session, out.senders)
+    out.items += tree.limit_skips
+    return out
 
 
-def _rel(p: Path, base: Path) -> str:
-    return p.relative_to(base).as_posix()
-
-
-def _community_default(owner_ctx: Context, community: str, group: bool) -> tuple[Context, str]:
-    assert owner_ctx.actor is not None
-    return community_context(owner_ctx.actor, community, group=group), "guild"
-
-
-def _read(path: Path, base: Path) -> str | Skip:
-    try:
-        return read_text(path)
-    except InvalidInput:
-        return Skip(_rel(path, base), "not_utf8")
-
-
-def _memory_file(
-    path: Path, base: Path, owner_ctx: Context, where: tuple[Context, str]
-) -> list[Item]:
-    text = _read(path, base)
+def _bundled_senders(tree: Tree, root: dict[str, Node], out: SiloTree) -> SenderMap:
+    """The tree's own `sender-ids.txt` (written by `export_silo_tree`)."""
+    node = root.get(SENDER_IDS_FILE)
+    if node is None or node.kind not in ("file", "symlink"):
+        return SenderMap()
+    text = tree.read(SENDER_IDS_FILE)  # a link is refused here, and reported
     if isinstance(text, Skip):
-        return [text]
-    return [
-        _entry(b, f"{_rel(path, base)}:{b.line}", owner_ctx, where) for b in parse_memory_md(text)
-    ]
+        out.items.append(text)
+        return SenderMap()
+    return SenderMap.from_text(text or "")
 
 
-def _daily_note(path: Path, base: Path, owner_ctx: Context) -> list[Item]:
-    text = _read(path, base)
-    if isinstance(text, Skip):
-        return [text]
-    day = parse_time(path.stem)
-    return [
-        _entry(b, f"{_rel(path, base)}:{b.line}", owner_ctx, (owner_ctx, "global"), day)
-        for b in parse_daily_note(text)
-    ]
+class _Reader:
+    """Turns the tree's files into items, each at the place its folder gives it."""
 
+    def __init__(
+        self, tree: Tree, owner_ctx: Context, owners: frozenset[str | None], out: SiloTree
+    ) -> None:
+        self.tree, self.owner_ctx, self.owners, self.out = tree, owner_ctx, owners, out
 
-def _entry(
-    block: Block,
-    position: str,
-    owner_ctx: Context,
-    where: tuple[Context, str],
-    created: datetime | None = None,
-) -> Item:
-    """A block as an entry; confidante's own comment restores dates and origin."""
-    if block.problem is not None:
-        return Skip(position, block.problem)
-    meta: dict[str, Any] = block.meta or {}
-    ctx, namespace = where
-    if meta.get("scope"):
-        try:
-            ctx, namespace = place(
-                str(meta["scope"]),
-                subject=_str(meta.get("subject")) or _subject_of(ctx),
-                community=_str(meta.get("community")) or ctx.community,
-                origin=_str(meta.get("origin")),
-                author=_str(meta.get("author")),
-                owner_ctx=owner_ctx,
-            )
-        except ConfidanteError:
-            return Skip(position, "invalid")
-    confidence = meta.get("confidence", 1.0)
-    return Entry(
-        block.text(),
-        ctx,
-        namespace,
-        position,
-        created_at=parse_time(meta.get("created_at")) or created,
-        expires_at=parse_time(meta.get("expires_at")),
-        kind=_str(meta.get("kind")) or "fact",
-        source_skill=_str(meta.get("source_skill")),
-        confidence=float(confidence) if isinstance(confidence, int | float) else 1.0,
-    )
+    def folder(
+        self, node: Node | None, parts: tuple[str, ...], *, files: bool = False
+    ) -> list[Node]:
+        """The folders (or `files`) inside the folder `node`; a link is reported, not
+        followed, wherever it is."""
+        if node is None:
+            return []
+        if node.kind == "symlink":
+            self.out.items.append(self.tree.skip("symlink", *parts))
+            return []
+        if node.kind != "folder":
+            return []
+        found: list[Node] = []
+        for child in self.tree.list(*parts):
+            if child.kind == "symlink":
+                if not files or child.name.endswith(".json"):
+                    self.out.items.append(self.tree.skip("symlink", *parts, child.name))
+            elif child.kind == ("file" if files else "folder"):
+                found.append(child)
+        return found
 
+    def text(self, node: Node, parts: tuple[str, ...]) -> str | None:
+        if node.kind == "folder":
+            return None
+        text = self.tree.read(*parts)  # opened without following a link: checked again here
+        if isinstance(text, Skip):
+            self.out.items.append(text)
+            return None
+        return text
 
-def _subject_of(ctx: Context) -> str | None:
-    """The silo a file stands for: the actor of its DM (mapped, or `silo:<hash>`)."""
-    return ctx.actor
+    def memory_file(self, node: Node, parts: tuple[str, ...], place: FilePlace) -> bool:
+        """The file's entries, at its place; False when it could not be read."""
+        text = self.text(node, parts)
+        if text is None:
+            return False
+        where = self.tree.position(*parts)
+        for b in parse_memory_md(text):
+            self.out.items.append(self.entry(b, f"{where}:{b.line}", place))
+        return True
+
+    def daily_note(self, node: Node) -> None:
+        text = self.text(node, (node.name,))
+        if text is None:
+            return
+        day = parse_time(node.name[: -len(".md")])
+        where = self.tree.position(node.name)
+        for b in parse_daily_note(text):
+            self.out.items.append(self.entry(b, f"{where}:{b.line}", FilePlace.daily(), day))
+
+    def entry(
+        self, block: Block, position: str, place: FilePlace, created: datetime | None = None
+    ) -> Item:
+        """A block as an entry at its file's place; confidante's own comment restores dates
+        and kind, and may narrow (never widen) where it goes."""
+        if block.problem is not None:
+            return Skip(position, block.problem)
+        meta: dict[str, Any] = block.meta or {}
+        placed = decide(place, meta, self.owner_ctx, self.owners)
+        if isinstance(placed, str):
+            return Skip(position, placed)
+        if placed.narrowed:
+            self.out.narrowed.append(position)
+        confidence = meta.get("confidence", 1.0)
+        return Entry(
+            block.text(),
+            placed.ctx,
+            placed.namespace,
+            position,
+            created_at=parse_time(meta.get("created_at")) or created,
+            expires_at=parse_time(meta.get("expires_at")),
+            kind=_str(meta.get("kind")) or "fact",
+            source_skill=_str(meta.get("source_skill")),
+            confidence=float(confidence)
+            if isinstance(confidence, int | float) and not isinstance(confidence, bool)
+            else 1.0,
+        )
+
+    def session(self, node: Node, senders: SenderMap) -> None:
+        parts = ("sessions", node.name)
+        raw = self.text(node, parts)
+        if raw is None:
+            return
+        where = self.tree.position(*parts)
+        self.out.items += _session(raw, where, self.owner_ctx, senders, self.owners, self.out.notes)
 
 
 def _str(v: object) -> str | None:
@@ -172,8 +213,8 @@ _SENDER_KEYS = ("sender_id", "sender", "user_id", "from", "author", "user")
 
 
 def _session(
-    path: Path,
-    base: Path,
+    raw: str,
+    where: str,
     owner_ctx: Context,
     senders: SenderMap,
     owners: Collection[str | None],
@@ -183,13 +224,9 @@ def _session(
     one who spoke in it (each message's own sender, else the file's). Anything else (the
     owner spoke, several people did, or nobody is named) is nobody's DM: it is kept as the
     owner's private history, which only the owner reads."""
-    where = _rel(path, base)
-    raw = _read(path, base)
-    if isinstance(raw, Skip):
-        return [raw]
     try:
         data = json.loads(raw)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return [Skip(where, "invalid")]
     messages = data.get("messages") if isinstance(data, dict) else data
     if not isinstance(messages, list):

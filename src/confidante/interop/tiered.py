@@ -6,7 +6,12 @@ older `common_flows` too); they become T1 stats, through the same identifier che
 notes with YAML front matter (`tier, source_skill, key_hint, created, expires`) and
 bodies in the old XOR scheme: decrypted here, then written as the owner's memory (they are
 the owner's agent's notes), encrypted properly, keeping `source_skill`, `created` and
-`expires`."""
+`expires`.
+
+No symlink inside the named folder is followed (`memory/`, the tier folders, `archive/*/`,
+the files), every read is bounded (`files`), and front matter is read without YAML aliases
+(a few hundred bytes of nested aliases expand to gigabytes): one with an alias, nested too
+deep, or longer than `ReadLimits.front_matter_bytes` is skipped as `front_matter_refused`."""
 
 from __future__ import annotations
 
@@ -21,46 +26,86 @@ import yaml
 from ..errors import InvalidInput
 from ..model import Context
 from . import legacy_xor
-from .actors import read_text
 from .entries import Entry, Item, PatternSeen, SkillUses, Skip, parse_time
+from .files import Budget, ReadLimits, Tree
 
 _FRONT = re.compile(r"\A---\s*\n(.*?)\n---\s*(?:\n|\Z)", re.S)
 _B64_LINE = re.compile(r"^[A-Za-z0-9+/=]{4,}$")
 
 
-def memory_root(path: Path) -> Path:
+def memory_root(path: Path, budget: Budget | None = None) -> Tree:
     """PATH is the folder holding `memory/` (or `memory/` itself)."""
-    if (path / "memory").is_dir():
-        return path / "memory"
-    if path.is_dir() and any((path / d).is_dir() for d in ("tier1-public", "tier2-internal")):
-        return path
+    tree = Tree(path, budget, prefix=path.name)
+    kind = tree.kind("memory")
+    if kind == "folder":
+        return tree.child("memory", prefix="memory")
+    if kind == "symlink":
+        raise InvalidInput("memory/ here is a symlink, which an import never follows")
+    if any(tree.kind(d) in ("folder", "symlink") for d in ("tier1-public", "tier2-internal")):
+        return tree
     raise InvalidInput("no memory/ folder with tier1-public or tier2-internal here")
 
 
-def read_tiered(path: Path, owner_ctx: Context) -> list[Item]:
-    root = memory_root(path)
-    base = root.parent
+def read_tiered(path: Path, owner_ctx: Context, budget: Budget | None = None) -> list[Item]:
+    tree = memory_root(path, budget)
     items: list[Item] = []
-    for f in sorted((root / "tier1-public").glob("*.json")):
-        items += _public_stats(f, _rel(f, base))
-    notes = sorted((root / "tier2-internal").glob("*.md"))
-    notes += sorted((root / "archive").glob("*/*.md"))
-    for f in notes:
-        items += _note(f, _rel(f, base), owner_ctx)
-    return items
+    for name in _files(tree, items, ("tier1-public",), ".json"):
+        text = tree.read("tier1-public", name)
+        where = tree.position("tier1-public", name)
+        if isinstance(text, str):
+            items += _public_stats(text, where)
+        elif text is not None:
+            items.append(text)
+    notes = [("tier2-internal", n) for n in _files(tree, items, ("tier2-internal",), ".md")]
+    for month in _folders(tree, items, ("archive",)):
+        notes += [("archive", month, n) for n in _files(tree, items, ("archive", month), ".md")]
+    for parts in notes:
+        text = tree.read(*parts)
+        if isinstance(text, str):
+            month = parts[1] if parts[0] == "archive" else None
+            items += _note(text, tree.position(*parts), owner_ctx, month, tree.limits)
+        elif text is not None:
+            items.append(text)
+    return items + tree.limit_skips
 
 
-def _rel(f: Path, base: Path) -> str:
-    return f.relative_to(base).as_posix()
+def _folders(tree: Tree, items: list[Item], parts: tuple[str, ...]) -> list[str]:
+    """The folders in `parts` (a link reported, never followed; `parts` itself too)."""
+    if tree.kind(*parts) == "symlink":
+        items.append(tree.skip("symlink", *parts))
+        return []
+    found = []
+    for node in tree.list(*parts):
+        if node.kind == "symlink":
+            items.append(tree.skip("symlink", *parts, node.name))
+        elif node.kind == "folder":
+            found.append(node.name)
+    return found
+
+
+def _files(tree: Tree, items: list[Item], parts: tuple[str, ...], suffix: str) -> list[str]:
+    """The `suffix` files in `parts` (a link reported, never followed; `parts` itself too)."""
+    if tree.kind(*parts) == "symlink":
+        items.append(tree.skip("symlink", *parts))
+        return []
+    found = []
+    for node in tree.list(*parts):
+        if not node.name.endswith(suffix):
+            continue
+        if node.kind == "symlink":
+            items.append(tree.skip("symlink", *parts, node.name))
+        elif node.kind in ("file", "other"):
+            found.append(node.name)  # `other` (a FIFO, ...) is reported by the read
+    return found
 
 
 # --- T1 ------------------------------------------------------------------------------------
 
 
-def _public_stats(f: Path, where: str) -> list[Item]:
+def _public_stats(text: str, where: str) -> list[Item]:
     try:
-        data = json.loads(read_text(f))
-    except (json.JSONDecodeError, InvalidInput):
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
         return [Skip(where, "invalid")]
     if not isinstance(data, dict):
         return [Skip(where, "invalid")]
@@ -118,20 +163,47 @@ def _count(v: Any) -> int | None:
 # --- T2 ------------------------------------------------------------------------------------
 
 
-def _note(f: Path, where: str, owner_ctx: Context) -> list[Item]:
+class _NoAliases(yaml.SafeLoader):
+    """YAML's safe subset, less aliases: `*a` repeats what `&a` named, so a few hundred
+    bytes of nested aliases stand for billions of nodes ("billion laughs"). The old notes'
+    front matter never used one."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            raise _Refused
+        return super().compose_node(parent, index)
+
+
+class _Refused(yaml.YAMLError):
+    pass
+
+
+def front_matter(raw: str, limit: int) -> dict[str, Any] | None:
+    """A note's front matter as a mapping ({} when it is not one); None when it is
+    refused: an alias, nested past the parser's depth, or longer than `limit` bytes."""
+    if len(raw.encode()) > limit:
+        return None
     try:
-        text = read_text(f)
-    except InvalidInput:
-        return [Skip(where, "invalid")]
+        loaded = yaml.load(raw, Loader=_NoAliases)  # the safe loader, less aliases
+    except (_Refused, RecursionError):
+        return None
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def _note(
+    text: str, where: str, owner_ctx: Context, month_folder: str | None, limits: ReadLimits
+) -> list[Item]:
     m = _FRONT.match(text)
     front: dict[str, Any] = {}
     offset = 0
     if m:
         try:
-            loaded = yaml.safe_load(m.group(1))
+            loaded = front_matter(m.group(1), limits.front_matter_bytes)
         except yaml.YAMLError:
             return [Skip(where, "invalid")]
-        front = loaded if isinstance(loaded, dict) else {}
+        if loaded is None:
+            return [Skip(where, "front_matter_refused")]
+        front = loaded
         offset = text[: m.end()].count("\n")
         text = text[m.end() :]
     blocks = _encrypted_blocks(text, offset)
@@ -149,8 +221,8 @@ def _note(f: Path, where: str, owner_ctx: Context) -> list[Item]:
         skill = skill or split[0]
     if created is not None:
         months.append(created.strftime("%Y-%m"))
-    if f.parent.parent.name == "archive" and re.fullmatch(r"\d{4}-\d{2}", f.parent.name):
-        months.append(f.parent.name)
+    if month_folder is not None and re.fullmatch(r"\d{4}-\d{2}", month_folder):
+        months.append(month_folder)
     keys = legacy_xor.candidate_keys(skills, months)
     out: list[Item] = []
     for line, encoded in blocks:
