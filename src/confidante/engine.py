@@ -9,6 +9,7 @@ prompt block) lives in `services/`; `confidante.Memory` is this engine plus thos
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
 import os
@@ -39,7 +40,7 @@ from .errors import (
 from .model import Context, Fact, Hit, OriginKind, Scope, Tier, normalize_actor
 from .policy import PartitionRef, Viewer
 from .privacy import guard
-from .recall.cache import PartitionCache
+from .recall.cache import PartitionCache, grown_bytes
 from .recall.index import IndexedFact, PartitionIndex
 from .recall.ranking import BM25, Candidates, Pipeline, Ranker
 from .store import EventRow, FactRow, PartitionRow, Store
@@ -235,10 +236,29 @@ class Engine:
         if not cached:
             return 0
         now = {p.id: p.version for p in self.store.get_partitions(sorted(cached))}
-        stale = [pid for pid, version in cached.items() if now.get(pid) != version]
+        stale = [
+            pid
+            for pid, version in cached.items()
+            if now.get(pid) != version and not self._only_added(pid)
+        ]
         for pid in stale:
             self.cache.pop(pid)
         return len(stale)
+
+    def _only_added(self, pid: str) -> bool:
+        """Whether a cached partition only gained rows since it was read (nothing of its text
+        was forgotten or rewritten): it may stay, and the next read catches up."""
+        index = self.cache.peek(pid)
+        return index is not None and self._additions(index) is not None
+
+    def _additions(self, index: PartitionIndex) -> list[FactRow] | None:
+        """The rows written to a cached partition since it was read, when rows were only
+        added; None when one was deleted or rewritten (or re-sealed) meanwhile."""
+        changed, count = self.store.facts_since(index.ref.id, index.version)
+        known = {f.fact.id for f in index.facts}
+        if count != len(known) + len(changed) or any(r.id in known for r in changed):
+            return None
+        return changed
 
     def open_row(self, row: FactRow) -> Opened | None:
         """Everything sealed in one stored row; None when its partition's key has been
@@ -605,6 +625,13 @@ class Engine:
         fresh, dk = latest
         if fresh is not row:  # re-wrapped by another process since `row` was read
             return self._load_index(fresh)
+        key_id = hashlib.sha256(dk).digest()[:16]
+        if cached is not None and cached.key_id == key_id:
+            grown = self._catch_up(cached, row, dk)
+            if grown is not None:
+                size = self.cache.size(row.id)
+                self.cache.put(grown, None if size is None else grown_bytes(size, cached, grown))
+                return grown
         facts, skipped = self._open_all(row.id, dk)
         if skipped:
             # Re-keyed by another process since `row` was read? Then read it all again.
@@ -612,7 +639,7 @@ class Engine:
             if stored and stored[0].wrapped_key not in (None, row.wrapped_key):
                 return self._load_index(stored[0])
             log.warning("%d stored rows failed to open and were skipped (see audit)", skipped)
-        index = PartitionIndex(partition_ref(row.id), row.version, facts)
+        index = PartitionIndex(partition_ref(row.id), row.version, facts, key_id)
         if cached is not None:
             index.inherit(cached)
         for r in self.pipeline.rankers:
@@ -622,6 +649,34 @@ class Engine:
         index.previous = None  # what the rankers kept of it, they copied
         self.cache.put(index)
         return index
+
+    def _catch_up(
+        self, cached: PartitionIndex, row: PartitionRow, dk: bytes
+    ) -> PartitionIndex | None:
+        """`cached` with the rows written since it was read appended, when that is all that
+        happened (an insert): a write costs the next reader what it added, not a new index
+        of the whole partition, and a reader who may not see the new rows pays no rebuild
+        for them. None when a fact was rewritten or deleted meanwhile (the index is read
+        again, so nothing of the old text stays in memory) or most of it changed."""
+        changed = self._additions(cached)
+        if not changed or len(changed) > max(64, len(cached.facts)):
+            return None
+        added = []
+        for r in changed:
+            try:
+                added.append(_indexed(*_open(dk, r)))
+            except IntegrityError:
+                return None  # sealed under another key meanwhile: read it all again
+        grown = cached.extended(row.version, added)
+        for r in self.pipeline.rankers:
+            extend = getattr(r, "extend", None)
+            prepare = getattr(r, "prepare", None)
+            if extend is not None:
+                extend(grown, cached)
+            elif prepare is not None:
+                prepare(grown)
+        grown.previous = None
+        return grown
 
     def _open_all(self, pid: str, dk: bytes) -> tuple[list[IndexedFact], int]:
         facts = []
@@ -950,6 +1005,7 @@ def _indexed(opened: Opened, row: FactRow) -> IndexedFact:
         expires_ms=row.expires_at,
         vector=opened.vector,
         embedder=opened.embedder,
+        rev=row.rev,
     )
 
 

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from .analysis import forget_words
-from .index import PartitionIndex
+from .index import IndexedFact, PartitionIndex
 
 # Python objects around each fact that the arrays below do not count (the Fact and
 # IndexedFact objects, datetimes, ids, dict and list slots), measured with tracemalloc on
@@ -28,15 +28,42 @@ PER_FACT_OVERHEAD = 1_300
 
 def index_bytes(index: PartitionIndex) -> int:
     """An estimate of the memory an index holds (text, vectors, postings, rankers' data)."""
-    total = 0
-    for f in index.facts:
-        total += PER_FACT_OVERHEAD + sys.getsizeof(f.fact.text)
-        if f.vector is not None:
-            total += f.vector.nbytes
+    total = _facts_bytes(index.facts) + _extras_bytes(index)
     for arr in (index.lengths, index.created, index.expires, index.conversation):
         total += arr.nbytes
     for term, (rows, counts) in index.postings.items():
         total += sys.getsizeof(term) + rows.nbytes + counts.nbytes + 250
+    return total
+
+
+def grown_bytes(before: int, old: PartitionIndex, new: PartitionIndex) -> int:
+    """`index_bytes(new)` for an index that is `old` with rows appended, from `old`'s size
+    (`before`) and the new rows alone: catching up must not cost a pass over every fact."""
+    added = new.facts[len(old.facts) :]
+    terms = len(new.postings) - len(old.postings)
+    per_row = 4 * 4 + 8  # lengths, asks, created, expires, conversation
+    return (
+        before
+        + _facts_bytes(added)
+        + _extras_bytes(new)
+        - _extras_bytes(old)
+        + len(added) * per_row
+        + terms * 300
+        + sum(len(f.fact.text) for f in added) * 8  # their terms' postings entries
+    )
+
+
+def _facts_bytes(facts: list[IndexedFact]) -> int:
+    total = 0
+    for f in facts:
+        total += PER_FACT_OVERHEAD + sys.getsizeof(f.fact.text)
+        if f.vector is not None:
+            total += f.vector.nbytes
+    return total
+
+
+def _extras_bytes(index: PartitionIndex) -> int:
+    total = 0
     for extra in index.extras.values():  # arrays, or rankers' holders of arrays
         size = getattr(extra, "nbytes", None)
         if isinstance(size, int | np.integer):
@@ -69,8 +96,9 @@ class PartitionCache:
             item = self._items.get(pid)
             return None if item is None else item[0]
 
-    def put(self, index: PartitionIndex) -> None:
-        size = index_bytes(index)
+    def put(self, index: PartitionIndex, size: int | None = None) -> None:
+        """Keep `index` (its size estimated here unless the caller knows it)."""
+        size = index_bytes(index) if size is None else size
         pid = index.ref.id
         with self._lock:
             self._drop(pid)
@@ -78,6 +106,12 @@ class PartitionCache:
             self._bytes += size
             while self._bytes > self.max_bytes and len(self._items) > 1:
                 self._drop(next(iter(self._items)))
+
+    def size(self, pid: str) -> int | None:
+        """The size counted for the cached index of `pid`, if one is cached."""
+        with self._lock:
+            item = self._items.get(pid)
+            return None if item is None else item[1]
 
     def pop(self, pid: str) -> None:
         with self._lock:

@@ -1,8 +1,11 @@
 """The in-memory partition index: decrypted facts plus keyword postings, per partition.
 
-Built once per partition version and cached; a write anywhere (this process or another
-sharing the database) bumps the version and the next read rebuilds that partition only.
-Nothing here is ever written to disk.
+Built once per partition and cached. A write anywhere (this process or another sharing the
+database) bumps the partition's version; the next read catches up on the rows written since
+(`extended`: new rows appended, the rest kept as it was), so its cost follows what is new,
+not the partition's size, and a reader who may not see the new rows pays no rebuild for
+them. A forgotten or rewritten fact makes the whole partition be read again, so nothing of
+its old text stays in memory. Nothing here is ever written to disk.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ class IndexedFact:
     expires_ms: int | None
     vector: np.ndarray | None = None  # float16 embedding, when a semantic ranker made one
     embedder: str | None = None  # the name of the embedder that made `vector`
+    rev: int = 0  # the partition version its row was last written at (`FactRow.rev`)
 
 
 _NEVER = np.iinfo(np.int64).max
@@ -48,10 +52,14 @@ _NEVER = np.iinfo(np.int64).max
 CONVERSATION_GAP_MS = 30 * 60 * 1000
 
 
-def conversation_keys(facts: list[IndexedFact]) -> np.ndarray:
+ConversationIds = dict[tuple[OriginKind, str | None, str | None], int]
+
+
+def conversation_keys(facts: list[IndexedFact], keys: ConversationIds | None = None) -> np.ndarray:
     """One small integer per (origin, author): facts that may form one conversation. Same
-    origin means the same visibility under every grant."""
-    keys: dict[tuple[OriginKind, str | None, str | None], int] = {}
+    origin means the same visibility under every grant. `keys` (extended in place) carries
+    the numbering on from an earlier call."""
+    keys = {} if keys is None else keys
     return np.fromiter(
         (keys.setdefault((f.origin_kind, f.origin_key, f.author_key), len(keys)) for f in facts),
         np.int64,
@@ -76,10 +84,75 @@ class Lines:
 
 
 @dataclass
+class _Read:
+    """What the index reads out of a run of facts (rows `first`, `first + 1`, ...)."""
+
+    lengths: np.ndarray
+    asks: np.ndarray
+    created: np.ndarray
+    expires: np.ndarray
+    postings: dict[str, tuple[np.ndarray, np.ndarray]]
+    spoken_by: dict[str, np.ndarray]
+
+    @classmethod
+    def of(cls, facts: list[IndexedFact], first: int = 0) -> _Read:
+        n = len(facts)
+        lengths = np.zeros(n, dtype=np.float32)
+        post: dict[str, list[tuple[int, int]]] = defaultdict(list)
+        spoken: dict[str, list[int]] = defaultdict(list)
+        asks = np.zeros(n, dtype=np.float32)
+        for i, f in enumerate(facts):
+            row = first + i
+            line = speaker(f.fact.text)
+            if line is not None:
+                for term in set(tokenize(line[0])):
+                    spoken[term].append(row)
+            asks[i] = asking(f.fact.text if line is None else line[1])
+            terms = Counter(tokenize(f.fact.text))
+            lengths[i] = sum(terms.values())
+            for term, tf in terms.items():
+                post[term].append((row, tf))
+        return cls(
+            lengths=lengths,
+            asks=asks,
+            created=np.fromiter((f.created_ms for f in facts), np.int64, n),
+            expires=np.fromiter(
+                (f.expires_ms if f.expires_ms is not None else _NEVER for f in facts), np.int64, n
+            ),
+            postings={
+                t: (
+                    np.fromiter((i for i, _ in p), np.int32, len(p)),
+                    np.fromiter((c for _, c in p), np.float32, len(p)),
+                )
+                for t, p in post.items()
+            },
+            spoken_by={t: np.asarray(rows, dtype=np.int64) for t, rows in spoken.items()},
+        )
+
+
+def _joined_postings(
+    old: dict[str, tuple[np.ndarray, np.ndarray]], new: dict[str, tuple[np.ndarray, np.ndarray]]
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The old postings with the new rows' appended (rows stay in ascending order)."""
+    out = dict(old)
+    for term, (rows, counts) in new.items():
+        had = out.get(term)
+        out[term] = (
+            (rows, counts)
+            if had is None
+            else (np.concatenate((had[0], rows)), np.concatenate((had[1], counts)))
+        )
+    return out
+
+
+@dataclass
 class PartitionIndex:
     ref: PartitionRef
     version: int
     facts: list[IndexedFact]
+    # which data key the facts were opened under (a digest, never the key): a cached index
+    # may catch up on new rows only while the partition's key is the same
+    key_id: bytes | None = None
     lengths: np.ndarray = field(init=False)
     postings: dict[str, tuple[np.ndarray, np.ndarray]] = field(init=False)
     created: np.ndarray = field(init=False)
@@ -89,8 +162,11 @@ class PartitionIndex:
     spoken_by: dict[str, np.ndarray] = field(init=False)
     asks: np.ndarray = field(init=False)  # share of each fact's text that is a question
     _by_conversation: np.ndarray = field(init=False)  # rows by conversation, then written order
+    _conversation_ids: ConversationIds = field(init=False, default_factory=dict)
     _lines: dict[bytes, Lines | None] = field(init=False, default_factory=dict)
-    _claims: list[Claim | None] | None = field(init=False, default=None)
+    _claims: list[Claim | None] | None = field(init=False, default=None)  # rows read so far
+    _has_claim: np.ndarray = field(init=False, default_factory=lambda: np.zeros(0, bool))
+    _author_keys: list[str | None] = field(init=False, default_factory=list)
     _inherited: dict[str, Claim | None] = field(init=False, default_factory=dict)
     # The older version this index replaces, while rankers prepare it (`inherit`): they may
     # keep work it did for facts still here with the same text. Let go once prepared.
@@ -101,38 +177,50 @@ class PartitionIndex:
     extras: dict[str, object] = field(init=False, default_factory=dict)  # other rankers' data
 
     def __post_init__(self) -> None:
-        lengths = np.zeros(len(self.facts), dtype=np.float32)
-        post: dict[str, list[tuple[int, int]]] = defaultdict(list)
-        spoken: dict[str, list[int]] = defaultdict(list)
-        asks = np.zeros(len(self.facts), dtype=np.float32)
-        for i, f in enumerate(self.facts):
-            line = speaker(f.fact.text)
-            if line is not None:
-                for term in set(tokenize(line[0])):
-                    spoken[term].append(i)
-            asks[i] = asking(f.fact.text if line is None else line[1])
-            terms = Counter(tokenize(f.fact.text))
-            lengths[i] = sum(terms.values())
-            for term, tf in terms.items():
-                post[term].append((i, tf))
-        self.lengths = lengths
-        self.asks = asks
-        self.spoken_by = {t: np.asarray(rows, dtype=np.int64) for t, rows in spoken.items()}
-        self.postings = {
-            t: (
-                np.fromiter((i for i, _ in p), np.int32, len(p)),
-                np.fromiter((c for _, c in p), np.float32, len(p)),
-            )
-            for t, p in post.items()
-        }
-        self.created = np.fromiter((f.created_ms for f in self.facts), np.int64, len(self.facts))
-        self.expires = np.fromiter(
-            (f.expires_ms if f.expires_ms is not None else _NEVER for f in self.facts),
-            np.int64,
-            len(self.facts),
-        )
-        self.conversation = conversation_keys(self.facts)
+        read = _Read.of(self.facts)
+        self.lengths, self.asks = read.lengths, read.asks
+        self.created, self.expires = read.created, read.expires
+        self.postings, self.spoken_by = read.postings, read.spoken_by
+        self.conversation = conversation_keys(self.facts, self._conversation_ids)
         self._by_conversation = np.lexsort((np.arange(len(self.facts)), self.conversation))
+
+    def extended(self, version: int, added: list[IndexedFact]) -> PartitionIndex:
+        """This index with `added` appended (rows written since): what was read of the facts
+        already here is kept, so catching up costs what is new. The other readers' masks
+        are extended too; per-reader views (`lines`, `superseded`) are made again when
+        asked. Rankers extend their own data (`extend`), with `previous` set to this."""
+        if not added:
+            raise ValueError("nothing to add")
+        first = len(self.facts)
+        read = _Read.of(added, first)
+        grown = PartitionIndex.__new__(PartitionIndex)
+        grown.ref, grown.version, grown.key_id = self.ref, version, self.key_id
+        grown.facts = [*self.facts, *added]
+        grown.lengths = np.concatenate((self.lengths, read.lengths))
+        grown.asks = np.concatenate((self.asks, read.asks))
+        grown.created = np.concatenate((self.created, read.created))
+        grown.expires = np.concatenate((self.expires, read.expires))
+        grown.postings = _joined_postings(self.postings, read.postings)
+        grown.spoken_by = {t: rows for t, rows in self.spoken_by.items()}
+        for t, rows in read.spoken_by.items():
+            had = grown.spoken_by.get(t)
+            grown.spoken_by[t] = rows if had is None else np.concatenate((had, rows))
+        grown._conversation_ids = dict(self._conversation_ids)
+        grown.conversation = np.concatenate(
+            (self.conversation, conversation_keys(added, grown._conversation_ids))
+        )
+        grown._by_conversation = np.lexsort((np.arange(len(grown.facts)), grown.conversation))
+        grown._lines, grown._superseded, grown.extras = {}, {}, {}
+        grown._lines_lock = threading.Lock()
+        # read so far: never changed in place, so sharing them with `self` is safe
+        grown._claims, grown._has_claim = self._claims, self._has_claim
+        grown._author_keys = self._author_keys
+        grown._inherited = self._inherited
+        grown._masks = {
+            g: np.concatenate((m, _admits(g, added))) for g, m in list(self._masks.items())
+        }
+        grown.previous = self
+        return grown
 
     def lines(self, visible: np.ndarray) -> Lines | None:
         """Among the `visible` facts only, each one's previous and next line in its
@@ -178,7 +266,7 @@ class PartitionIndex:
             here = {f.fact.id: f.fact.text for f in self.facts}
             self._inherited = {
                 f.fact.id: c
-                for f, c in zip(previous.facts, previous._claims, strict=True)
+                for f, c in zip(previous.facts, previous._claims, strict=False)
                 if here.get(f.fact.id) == f.fact.text
             }
 
@@ -191,17 +279,12 @@ class PartitionIndex:
         key = np.packbits(visible).tobytes()
         if key in self._superseded:
             return self._superseded[key]
-        if self._claims is None:
-            known = self._inherited
-            self._claims = [
-                known[f.fact.id] if f.fact.id in known else claim(f.fact.text) for f in self.facts
-            ]
-            self._inherited = {}
+        claims = self._read_claims()
         order = np.lexsort((np.arange(len(self.facts)), self.created))  # oldest first
         links = superseded(
-            self._claims,
-            [f.author_key for f in self.facts],
-            [int(r) for r in order if visible[r] and self._claims[r] is not None],
+            claims,
+            self._authors(),
+            order[visible[order] & self._has_claim[order]].tolist(),
         )
         found = None
         if links:
@@ -213,6 +296,32 @@ class PartitionIndex:
                 self._superseded.pop(next(iter(self._superseded)))
             self._superseded[key] = found
         return found
+
+    def _read_claims(self) -> list[Claim | None]:
+        """Every fact's claim (`recall.supersession.claim`), read once: facts appended since
+        the last read are read now, and facts an older version of this index had read with
+        the same text are not read again."""
+        have = self._claims or []
+        if len(have) < len(self.facts):
+            known = self._inherited
+            new = [
+                known[f.fact.id] if f.fact.id in known else claim(f.fact.text)
+                for f in self.facts[len(have) :]
+            ]
+            self._claims = [*have, *new]
+            self._has_claim = np.concatenate(
+                (self._has_claim[: len(have)], np.fromiter((c is not None for c in new), bool))
+            )
+            if len(self._claims) == len(self.facts):
+                self._inherited = {}
+        assert self._claims is not None
+        return self._claims
+
+    def _authors(self) -> list[str | None]:
+        if len(self._author_keys) < len(self.facts):
+            had = len(self._author_keys)
+            self._author_keys = [*self._author_keys, *(f.author_key for f in self.facts[had:])]
+        return self._author_keys
 
     def extend_expiry(self, ids: set[str], expires_ms: int) -> None:
         """Refresh-on-read: push cached expiries forward like the store just did."""
@@ -227,13 +336,12 @@ class PartitionIndex:
         """Which facts the grant admits and have not expired."""
         m = self._masks.get(grant)
         if m is None:
-            if grant.origins is None:
-                m = np.ones(len(self.facts), dtype=bool)
-            else:
-                m = np.fromiter(
-                    (grant.admits(f.origin_kind, f.origin_key) for f in self.facts),
-                    bool,
-                    len(self.facts),
-                )
+            m = _admits(grant, self.facts)
             self._masks[grant] = m
         return m & (self.expires > now_ms)
+
+
+def _admits(grant: Grant, facts: list[IndexedFact]) -> np.ndarray:
+    if grant.origins is None:
+        return np.ones(len(facts), dtype=bool)
+    return np.fromiter((grant.admits(f.origin_kind, f.origin_key) for f in facts), bool, len(facts))

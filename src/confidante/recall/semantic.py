@@ -16,7 +16,7 @@ import numpy as np
 from .analysis import language
 from .embedding import Embedder
 from .embedding.routed import LanguageRoutedEmbedder
-from .index import PartitionIndex
+from .index import IndexedFact, PartitionIndex
 from .ranking import Candidates
 
 _KEY = "vectors"
@@ -37,14 +37,16 @@ _BLAS_FROM = 8_000_000
 _BLEND_TOP = 2_000
 # A partition this large is scanned coarse, then exact: a matrix-vector product over 100k
 # rows x 256 floats reads 100 MB and is bound by memory (13 ms on a 2-core EPYC here), so
-# the rows are turned onto their principal axes (an orthogonal rotation: every dot product
-# stays exactly what it was), the first _COARSE_DIMS of them are read for every row (~88%
-# of the rows' energy, a quarter of the bytes), and the best _EXACT_SHARE of rows (at least
-# _EXACT_MIN) are read whole. On LoCoMo's turns, 64 dims keep 98.1% of the exact first ten
-# among the best 2% by the coarse pass, 99.5% among the best 5%; the rows left out keep
-# their coarse cosine. At 100k rows: 13 ms -> 1.9 ms (coarse) + 0.4 ms (4,000 rows whole).
+# the rows are turned onto the principal axes of the *model* (its token table's: an
+# orthogonal rotation, so every dot product stays exactly what it was), the first
+# _COARSE_DIMS of them are read for every row, and the best _EXACT_SHARE of the rows the
+# reader may see (at least _EXACT_MIN) are read whole. The axes come from the model, never
+# from the partition's rows, and the exact rows are chosen among the visible ones only: what
+# a reader may not see moves none of their scores. On LoCoMo's turns the model's 96 leading
+# axes keep 99.2% of the exact first ten among the best 4% by the coarse pass (the
+# partition's own 64 axes kept 99.0%).
 _COARSE_FROM = 20_000
-_COARSE_DIMS = 64
+_COARSE_DIMS = 96
 _EXACT_SHARE = 0.04
 _EXACT_MIN = 2 * _BLEND_TOP
 
@@ -58,24 +60,31 @@ def _cosines(rows: np.ndarray, q: np.ndarray) -> np.ndarray:
 @dataclass
 class _Rows:
     """One model's float32 rows of a partition, ready for a query: as they are, or (a large
-    partition) on their principal axes, with a contiguous copy of the leading dimensions for
-    a coarse pass."""
+    partition, with a model that has principal axes) on those axes, with a contiguous copy
+    of the leading dimensions for a coarse pass."""
 
     rows: np.ndarray  # (n, dim) float32; rotated when `basis` is set
     basis: np.ndarray | None = None  # (dim, dim) orthonormal columns, most energy first
     lead: np.ndarray | None = None  # (n, _COARSE_DIMS) float32: rows[:, :_COARSE_DIMS]
 
     @classmethod
-    def of(cls, rows: np.ndarray) -> _Rows:
+    def of(cls, rows: np.ndarray, basis: np.ndarray | None) -> _Rows:
         rows = np.ascontiguousarray(rows, dtype=np.float32)
-        if len(rows) < _COARSE_FROM or rows.shape[1] <= 2 * _COARSE_DIMS:
+        if basis is None or len(rows) < _COARSE_FROM or rows.shape[1] <= 2 * _COARSE_DIMS:
             return cls(rows)
-        # eigenvectors of the rows' second moment: no centring, so that dot products with
-        # any query keep most of their size in the leading axes
-        _, vectors = np.linalg.eigh((rows.T @ rows).astype(np.float64))
-        basis = np.ascontiguousarray(vectors[:, ::-1], dtype=np.float32)
         turned = rows @ basis
         return cls(turned, basis, np.ascontiguousarray(turned[:, :_COARSE_DIMS]))
+
+    def appended(self, rows: np.ndarray, basis: np.ndarray | None) -> _Rows:
+        """These rows with `rows` (float32, in the model's own axes) after them."""
+        if self.basis is None:
+            return _Rows.of(np.concatenate((self.rows, rows)), basis)
+        turned = np.asarray(rows, dtype=np.float32) @ self.basis
+        return _Rows(
+            np.concatenate((self.rows, turned)),
+            self.basis,
+            np.concatenate((self.lead, turned[:, :_COARSE_DIMS])),  # type: ignore[arg-type]
+        )
 
     @property
     def nbytes(self) -> int:
@@ -86,18 +95,21 @@ class _Rows:
         """The query in this holder's axes."""
         return q if self.basis is None else q @ self.basis
 
-    def cosines(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-        """Every row's cosine with `q` (already in this holder's axes), and the rows whose
-        cosine is exact (None: all of them)."""
+    def cosines(self, q: np.ndarray, visible: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """Every visible row's cosine with `q` (already in this holder's axes), and the rows
+        whose cosine is exact (None: all of them). Rows outside `visible` are never chosen
+        for the exact pass, so they cannot push a visible row out of it."""
         if self.lead is None:
             return _cosines(self.rows, q), None
+        shown = np.flatnonzero(visible)
+        m = max(_EXACT_MIN, int(len(shown) * _EXACT_SHARE))
+        if m >= len(shown):  # few visible rows: read them whole, skip the coarse pass
+            s = np.zeros(len(self.rows), dtype=np.float32)
+            s[shown] = np.take(self.rows, shown, axis=0) @ q
+            return s, shown
         s = self.lead @ q[:_COARSE_DIMS]  # BLAS: 1.6x einsum at 100k x 64
-        n = len(s)
-        m = max(_EXACT_MIN, int(n * _EXACT_SHARE))
-        if m >= n:
-            return _cosines(self.rows, q), None
         # in row order: gathering 4,000 rows is 2x faster in order than scattered
-        exact = np.sort(np.argpartition(s, n - m)[n - m :])
+        exact = np.sort(shown[np.argpartition(s[shown], len(shown) - m)[len(shown) - m :]])
         s[exact] = np.take(self.rows, exact, axis=0) @ q
         return s, exact
 
@@ -157,35 +169,81 @@ class Semantic:
             return not (vector[:split].any() and not vector[split:].any())
         return True
 
-    def prepare(self, index: PartitionIndex) -> None:
-        mat = np.zeros((len(index.facts), self.embedder.dim), dtype=np.float16)
+    def _basis(self) -> np.ndarray | None:
+        """The model's principal axes for the coarse pass (None: always read rows whole)."""
+        model = self.embedder
+        if isinstance(model, LanguageRoutedEmbedder):
+            model = model.english
+        axes = getattr(model, "coarse_basis", None)
+        return None if axes is None else axes()
+
+    def _matrix(self, facts: Sequence[IndexedFact]) -> np.ndarray:
+        """The stored vectors of `facts` as float16 rows; a fact stored without one of this
+        embedder's is embedded now, in memory only."""
+        mat = np.zeros((len(facts), self.embedder.dim), dtype=np.float16)
         missing = []
-        for i, f in enumerate(index.facts):
+        for i, f in enumerate(facts):
             if self._made_here(f.vector, f.embedder):
                 mat[i] = f.vector
             else:
                 missing.append(i)
         if missing:  # written before this embedder was chosen: embed now, in memory only
-            mat[missing] = self.embed_documents([index.facts[i].fact.text for i in missing])
+            mat[missing] = self.embed_documents([facts[i].fact.text for i in missing])
+        return mat
+
+    def _split(
+        self, mat: np.ndarray, facts: Sequence[IndexedFact], previous: PartitionIndex | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(English rows float32, multilingual rows float32, which rows are English) of a
+        routed embedder's vectors, the multilingual reading made for English facts stored
+        with their first reading only (one batch; kept from `previous` where it made one)."""
+        assert isinstance(self.embedder, LanguageRoutedEmbedder)
+        split = self.embedder.split
+        english = mat[:, :split].astype(np.float32)
+        has_english = english.any(axis=1)
+        multilingual = np.ascontiguousarray(mat[:, split:])  # ours: filled in below
+        unread = np.flatnonzero(has_english & ~multilingual.any(axis=1))
+        if len(unread) and previous is not None:
+            unread = _keep_readings(multilingual, unread, facts, previous)
+        if len(unread):  # English facts stored with their first reading only: one batch
+            texts = [facts[i].fact.text for i in unread]
+            multilingual[unread] = self.embedder.read_multilingual(texts)
+        return english, multilingual.astype(np.float32), has_english
+
+    def prepare(self, index: PartitionIndex) -> None:
+        mat = self._matrix(index.facts)
         if isinstance(self.embedder, LanguageRoutedEmbedder):
-            split = self.embedder.split
-            english = mat[:, :split].astype(np.float32)
-            has_english = english.any(axis=1)
-            multilingual = np.ascontiguousarray(mat[:, split:])  # ours: filled in below
-            unread = np.flatnonzero(has_english & ~multilingual.any(axis=1))
-            if len(unread) and index.previous is not None:
-                unread = _keep_readings(multilingual, unread, index, index.previous)
-            if len(unread):  # English facts stored with their first reading only: one batch
-                texts = [index.facts[i].fact.text for i in unread]
-                multilingual[unread] = self.embedder.read_multilingual(texts)
+            english, multilingual, has_english = self._split(mat, index.facts, index.previous)
             index.extras[_KEY] = _Routed(
-                _Rows.of(english),
-                multilingual.astype(np.float32),
+                _Rows.of(english, self._basis()),
+                multilingual,
                 has_english,
                 np.flatnonzero(~has_english),
             )
         else:
-            index.extras[_KEY] = _Rows.of(mat)
+            index.extras[_KEY] = _Rows.of(mat, self._basis())
+
+    def extend(self, index: PartitionIndex, previous: PartitionIndex) -> None:
+        """`index` is `previous` with rows appended (`PartitionIndex.extended`): only the new
+        rows are read; the rows already prepared are kept as they are."""
+        before = previous.extras.get(_KEY)
+        if before is None:
+            self.prepare(index)
+            return
+        first = len(previous.facts)
+        added = index.facts[first:]
+        mat = self._matrix(added)
+        if isinstance(before, _Routed):
+            english, multilingual, has_english = self._split(mat, added, None)
+            index.extras[_KEY] = _Routed(
+                before.english.appended(english, self._basis()),
+                np.concatenate((before.multilingual, multilingual)),
+                np.concatenate((before.english_rows, has_english)),
+                np.concatenate((before.other, first + np.flatnonzero(~has_english))),
+            )
+        else:
+            assert isinstance(before, _Rows)
+            index.extras[_KEY] = before.appended(mat.astype(np.float32), self._basis())
 
     def _query(self, query: str) -> np.ndarray:
         # Not kept between calls: a query's vector holds its meaning.
@@ -209,13 +267,13 @@ class Semantic:
                 self.prepare(c.index)
             vectors = c.index.extras[_KEY]
             if isinstance(vectors, _Routed):
-                s = self._routed(vectors, q)
+                s = self._routed(vectors, q, c.mask)
             else:
-                s = vectors.cosines(vectors.query(q))[0]
+                s = vectors.cosines(vectors.query(q), c.mask)[0]
             out.append(s.astype(np.float32, copy=False))  # the pipeline applies the mask
         return out
 
-    def _routed(self, vectors: _Routed, q: np.ndarray) -> np.ndarray:
+    def _routed(self, vectors: _Routed, q: np.ndarray, visible: np.ndarray) -> np.ndarray:
         """English pairs by the English model; any other pair by the multilingual one, on the
         English model's scale (`LanguageRoutedEmbedder`)."""
         assert isinstance(self.embedder, LanguageRoutedEmbedder)
@@ -227,7 +285,7 @@ class Semantic:
         if not q_english.any():  # not an English query: every fact by the multilingual model
             return np.minimum(a * _cosines(vectors.multilingual, q_multi) + b, 1.0)
         english = vectors.english
-        s, exact = english.cosines(english.query(q_english))
+        s, exact = english.cosines(english.query(q_english), visible)
         blend = self.embedder.blend
         if blend:  # English pairs: both models, for the best of them by the English one
             n = len(s)
@@ -235,11 +293,15 @@ class Semantic:
                 multi = np.minimum(a * _cosines(vectors.multilingual, q_multi) + b, 1.0)
                 s = np.where(vectors.english_rows, (1.0 - blend) * s + blend * multi, multi)
                 return s
-            if exact is None:
-                rows = np.argpartition(s, n - _BLEND_TOP)[n - _BLEND_TOP :]
-            else:  # the best by the English model are among the rows read whole
-                rows = exact[np.argpartition(s[exact], len(exact) - _BLEND_TOP)[-_BLEND_TOP:]]
-            rows = rows[vectors.english_rows[rows]]
+            # the best visible English rows by the English model (among the rows read whole,
+            # when the coarse pass ran): a row the reader may not see never takes a place
+            shown = np.flatnonzero(visible & vectors.english_rows) if exact is None else exact
+            shown = shown[vectors.english_rows[shown]]
+            if len(shown) > _BLEND_TOP:
+                top = np.argpartition(s[shown], len(shown) - _BLEND_TOP)[-_BLEND_TOP:]
+                rows = shown[top]
+            else:
+                rows = shown
             rows = np.sort(rows)  # gathered in row order
             m = np.take(vectors.multilingual, rows, axis=0)
             s[rows] = (1.0 - blend) * s[rows] + blend * np.minimum(
@@ -252,7 +314,10 @@ class Semantic:
 
 
 def _keep_readings(
-    multilingual: np.ndarray, unread: np.ndarray, index: PartitionIndex, previous: PartitionIndex
+    multilingual: np.ndarray,
+    unread: np.ndarray,
+    facts: Sequence[IndexedFact],
+    previous: PartitionIndex,
 ) -> np.ndarray:
     """Copy into `multilingual` the readings the index this one replaces made for facts still
     here with the same text (a write must not make every English fact be read again); return
@@ -263,7 +328,7 @@ def _keep_readings(
     rows = {f.fact.id: (j, f.fact.text) for j, f in enumerate(previous.facts)}
     kept = []
     for i in unread:
-        f = index.facts[i].fact
+        f = facts[i].fact
         j, text = rows.get(f.id, (-1, None))
         if text == f.text and before.multilingual[j].any():
             multilingual[i] = before.multilingual[j]

@@ -46,6 +46,9 @@ class FactRow:
     confidence: float
     ciphertext: bytes
     ttl_ms: int | None = None  # the lifetime it was written with (refresh-on-read keeps it)
+    # the partition version its last write made (set by the store): a reader holding the
+    # partition at version v reads only the rows with rev > v to catch up
+    rev: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,7 +202,8 @@ class Store(ABC):
         """Replace a partition's data key and every ciphertext under it (live and archived),
         if nothing changed since `version` was read; False (nothing written) otherwise."""
 
-    # -- facts; every mutation bumps its partition's version in the same transaction --
+    # -- facts; every mutation bumps its partition's version in the same transaction, and a
+    # written row records the version it made (`FactRow.rev`) --
     @abstractmethod
     def insert_facts(self, rows: Sequence[FactRow], keys: Mapping[str, bytes]) -> None:
         """Insert rows sealed under `keys` (partition id -> wrapped data key)."""
@@ -224,6 +228,15 @@ class Store(ABC):
 
     @abstractmethod
     def facts_in(self, pid: str) -> list[FactRow]: ...
+
+    @abstractmethod
+    def facts_since(self, pid: str, rev: int) -> tuple[list[FactRow], int]:
+        """What changed in a partition after version `rev`: the rows written (inserted,
+        rewritten) since, and how many rows it holds now (fewer than expected: some were
+        deleted; `fact_ids` then tells which remain)."""
+
+    @abstractmethod
+    def fact_ids(self, pid: str) -> list[str]: ...
 
     @abstractmethod
     def facts_where(

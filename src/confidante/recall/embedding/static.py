@@ -51,6 +51,18 @@ def _model() -> tuple[np.ndarray, WordPieceIds, int | None]:
     return table, WordPieceIds(tokenizer, MAX_TOKENS), tokenizer.token_to_id(unk) if unk else None
 
 
+@once_per_process
+def _basis() -> np.ndarray:
+    """The principal axes of the token table (most energy first): texts are means of its
+    rows, so their vectors keep most of their size in the leading axes. It depends on the
+    model alone, never on what a partition holds (see `semantic._Rows`)."""
+    table = _model()[0].astype(np.float64)
+    _, vectors = np.linalg.eigh(table.T @ table)
+    basis = np.ascontiguousarray(vectors[:, ::-1], dtype=np.float32)
+    basis.setflags(write=False)
+    return basis
+
+
 class StaticEmbedder:
     """Mean of distilled token vectors; ~0.1 ms a sentence on one core."""
 
@@ -75,6 +87,10 @@ class StaticEmbedder:
             if len(ids):
                 out[i] = table[ids].sum(axis=0, dtype=np.float32) / len(ids)
         return l2_normalise(out)
+
+    def coarse_basis(self) -> np.ndarray:
+        """Orthonormal axes of this model's space, most energy first (for a coarse pass)."""
+        return _basis()
 
     def __repr__(self) -> str:
         return f"StaticEmbedder(dim={self.dim})"
