@@ -132,8 +132,8 @@ class _Reader:
             if child.kind == "symlink":
                 if not files or child.name.endswith(".json"):
                     self.out.items.append(self.tree.skip("symlink", *parts, child.name))
-            elif child.kind == ("file" if files else "folder"):
-                found.append(child)
+            elif child.kind in (("file", "other") if files else ("folder",)):
+                found.append(child)  # `other` (a FIFO, ...) is reported when it is read
         return found
 
     def text(self, node: Node, parts: tuple[str, ...]) -> str | None:
