@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -143,6 +144,29 @@ def test_single_file_importers_are_bounded_too(tmp_path: Path, mem: Memory) -> N
             import_from(mem, fmt, path, OWNER_CTX, limits=small, **kw)
         assert "too_large" in str(e.value)
     assert mem.list(OWNER_CTX) == []
+
+
+def test_a_memory_facts_table_is_read_within_the_limits(tmp_path: Path, mem: Memory) -> None:
+    """A row holding a value over the per-file limit never leaves SQLite (`too_large`); the
+    rows past the import's total are one `import_limit`."""
+    db = tmp_path / "bot.sqlite"
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE memory_facts (scope TEXT, user_id TEXT, fact TEXT)")
+    rows = [
+        ("user", "42", "Plays the oboe"),
+        ("user", "4" * 5000, "x"),
+        ("owner", None, "y" * 5000),
+    ]
+    rows += [("user", "43", f"Keeps bees, hive {n}") for n in range(10)]
+    con.executemany("INSERT INTO memory_facts VALUES (?, ?, ?)", rows)
+    con.commit()
+    con.close()
+    limits = ReadLimits(file_bytes=1000, import_bytes=200)
+    report = import_from(mem, "memory-facts", db, OWNER_CTX, limits=limits)
+    assert report.skipped[:2] == [("row 2", "too_large"), ("row 3", "too_large")]
+    assert [why for _, why in report.skipped[2:]] == ["import_limit"]
+    assert 1 <= report.imported < 11
+    assert "Plays the oboe" in {f.text for f in mem.list(Context.dm(ALICE))}
 
 
 def test_read_limits_must_be_positive() -> None:

@@ -124,7 +124,7 @@ def import_from(
     elif fmt == "tiered":
         items = read_tiered(source, ctx, Budget(limits))
     elif fmt == "memory-facts":
-        items = read_memory_facts(source, ctx, platform=_platform(platform))
+        items = read_memory_facts(source, ctx, platform=_platform(platform), limits=limits)
     elif fmt == "mem0":
         users = user_map if isinstance(user_map, dict) else None
         if user_map is not None and users is None:

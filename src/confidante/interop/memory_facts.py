@@ -7,7 +7,7 @@ the person's silo, written as that person said it: in the guild the row names (s
 fact stays visible there, and to them) or else in their DM; guild rows become that
 community's memory. Inactive rows are skipped. Raw ids become actors on `platform`.
 `evidence_text` and `source_message_id` are not imported: a quoted message can hold more
-than the fact drawn from it."""
+than the fact drawn from it. Reads are bounded as every import's are (`files.ReadLimits`)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from typing import Any
 from ..errors import InvalidActor, InvalidInput
 from ..model import Context, normalize_actor
 from .entries import Entry, Item, Skip, community_context, parse_time
+from .files import DEFAULT_LIMITS, ReadLimits
 
 COLUMNS = (
     "scope",
@@ -33,7 +34,10 @@ COLUMNS = (
 )
 
 
-def _rows(path: Path) -> list[dict[str, Any]]:
+def _rows(path: Path, limits: ReadLimits) -> list[dict[str, Any] | Skip]:
+    """The table's rows, bounded like every import's reads: a row with a value longer than
+    `limits.file_bytes` is `too_large` (its values never leave SQLite), and the rows past
+    `limits.import_bytes` of values in all are one `import_limit`."""
     if not path.is_file():
         raise InvalidInput("no such file")
     with path.open("rb") as f:
@@ -45,8 +49,23 @@ def _rows(path: Path) -> list[dict[str, Any]]:
         if "fact" not in present:
             raise InvalidInput("no memory_facts table (with a fact column) in this database")
         cols = [c for c in COLUMNS if c in present]
-        cur = con.execute(f"SELECT rowid, {', '.join(cols)} FROM memory_facts ORDER BY rowid")
-        return [{"rowid": r[0], **dict(zip(cols, r[1:], strict=True))} for r in cur]
+        cap = int(limits.file_bytes)
+        too_long = " OR ".join(f"coalesce(length({c}) > {cap}, 0)" for c in cols)
+        values = ", ".join(f"CASE WHEN length({c}) > {cap} THEN NULL ELSE {c} END" for c in cols)
+        # the column names come from COLUMNS (fixed here), never from the database
+        cur = con.execute(f"SELECT rowid, {too_long}, {values} FROM memory_facts ORDER BY rowid")
+        rows: list[dict[str, Any] | Skip] = []
+        spent = 0
+        for r in cur:
+            if r[1]:
+                rows.append(Skip(f"row {r[0]}", "too_large"))
+                continue
+            spent += sum(len(v) for v in r[2:] if isinstance(v, str | bytes))
+            if spent > limits.import_bytes:
+                rows.append(Skip(f"row {r[0]}", "import_limit"))  # and every row after it
+                break
+            rows.append({"rowid": r[0], **dict(zip(cols, r[2:], strict=True))})
+        return rows
     except sqlite3.DatabaseError:
         raise InvalidInput("not a readable SQLite database") from None
     finally:
@@ -65,11 +84,20 @@ def _actor(raw: object, platform: str) -> str | None:
         return None
 
 
-def read_memory_facts(path: Path, owner_ctx: Context, *, platform: str = "discord") -> list[Item]:
+def read_memory_facts(
+    path: Path,
+    owner_ctx: Context,
+    *,
+    platform: str = "discord",
+    limits: ReadLimits = DEFAULT_LIMITS,
+) -> list[Item]:
     owner_actor = owner_ctx.actor
     assert owner_actor is not None
     items: list[Item] = []
-    for row in _rows(path):
+    for row in _rows(path, limits):
+        if isinstance(row, Skip):
+            items.append(row)
+            continue
         pos = f"row {row['rowid']}"
         text = row.get("fact")
         if not isinstance(text, str) or not text.strip():
