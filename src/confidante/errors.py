@@ -352,6 +352,28 @@ ERROR_CODES: dict[str, ErrorDoc] = {
         "/mcp with an agent key that is not pinned to an identity",
         "MCP needs an agent key pinned to an identity (keys add-agent NAME --as ACTOR --dm ...)",
     ),
+    "delegation_forbidden": _doc(
+        403,
+        "a pinned agent key (or a delegated token) asks to mint a delegated token; only a key "
+        "that is not pinned may",
+        "only an agent key that is not pinned may mint delegated tokens (a pinned key, or a "
+        "delegated token, speaks only as itself)",
+    ),
+    "agent_context_forbids": _doc(
+        403,
+        "CONFIDANTE_CONTEXT is set (an agent host runs the CLI for a message) and the command is "
+        "not a memory command (remember, recall, get, list, update, forget, context, "
+        "forget-subject) or mcp; nothing was opened or changed",
+        "`confidante keys add-agent` is refused while CONFIDANTE_CONTEXT is set: an agent host "
+        "runs only the memory commands; the owner runs this in their own shell",
+    ),
+    "client_mode_forbids": _doc(
+        403,
+        "client mode (CONFIDANTE_URL and CONFIDANTE_TOKEN set) and the command is not a memory "
+        "command, or it names a local database (--db, --create); nothing was opened or created",
+        "`confidante backup` does not run in client mode (CONFIDANTE_URL is set): only the "
+        "memory commands do, over HTTP, as the token's identity",
+    ),
     "access_denied": _doc(
         403, "the base of every policy refusal (a subclass code is always given)", "access denied"
     ),
@@ -455,6 +477,12 @@ ERROR_CODES: dict[str, ErrorDoc] = {
         500,
         "the database was written by a newer confidante",
         "database schema 3 is newer than this confidante (1)",
+    ),
+    "server_unreachable": _doc(
+        503,
+        "client mode: the server at CONFIDANTE_URL did not answer (down, wrong address, timed "
+        "out) or answered with something that is not confidante's API",
+        "cannot reach the confidante server at http://127.0.0.1:8765 (connection refused)",
     ),
     "bad_request": _doc(400, "an HTTP request the server cannot read", "bad request"),
     "forbidden": _doc(403, "an HTTP-level refusal without a more specific code", "forbidden"),

@@ -25,7 +25,8 @@ from .config import shown_db
 from .errors import ConfidanteError, OwnerMissing
 from .model import Context
 from .store.postgres import is_postgres_url
-from .surfaces.cli.agents import flags_given, with_flags
+from .surfaces.cli import gate
+from .surfaces.cli.agents import with_flags
 from .surfaces.cli.app import app
 from .surfaces.cli.flags import (
     CreateOpt,
@@ -34,6 +35,7 @@ from .surfaces.cli.flags import (
     db_target,
     err,
     errors,
+    flags_given,
     open_memory,
     pinned_context,
 )
@@ -175,11 +177,15 @@ def usage_message(e: cx.UsageError) -> str:
 
 
 def main() -> None:
+    command = typer.main.get_command(app)
+    # CONFIDANTE_CONTEXT (an agent host) and CONFIDANTE_URL (client mode) allow only a few
+    # commands: checked here, once, for every command, before any of them runs
+    gate.install(command)
     try:
         # Not standalone, so usage errors reach us; an Exit comes back as its code.
         # one program name however it is started (`python -m confidante` too): completion
         # scripts and help text name the command a user types
-        code = app(prog_name="confidante", standalone_mode=False)
+        code = command.main(prog_name="confidante", standalone_mode=False)
         if isinstance(code, int) and code:
             sys.exit(code)
     except cx.NoArgsIsHelpError as e:

@@ -7,12 +7,20 @@ meta value, encrypted under the master key, because a pinned identity holds a ra
 They are re-read on every check, so a key revoked from the CLI stops working at once, in
 every server process.
 
+A key that is not pinned may mint *delegated* tokens: short-lived, pinned to one context,
+and stateless. Such a token carries its parent key's name, its context and its expiry, under
+an HMAC whose secret is kept in sealed meta and which also covers the parent's token hash, so
+a token dies with its expiry, with its parent's revocation (a new key under the same name
+does not revive it) and with any change to a byte of it. Its context is readable by whoever
+holds it (the agent speaking in that context); nothing else is.
+
 The dashboard password is kept as a salted scrypt hash, also inside sealed meta.
 """
 
 from __future__ import annotations
 
 import base64
+import binascii
 import hashlib
 import hmac
 import json
@@ -35,7 +43,15 @@ AGENT_KEY_SCOPE = "confidante.agent_key"
 """ASGI scope key under which the server's gate leaves the verified `AgentKey`."""
 
 TOKEN_PREFIX = "cf_"
+DELEGATED_PREFIX = TOKEN_PREFIX + "d1."
+"""Delegated tokens: `cf_d1.<claims>.<mac>`, both parts unpadded URL-safe base64."""
+DEFAULT_DELEGATION_SECONDS = 600
+MAX_DELEGATION_SECONDS = 86_400
+MAX_DELEGATED_TOKEN = 4096
 _META = "http.agent_keys"
+_SECRET_META = "http.delegation_secret"
+_MAC_LABEL = b"confidante delegated token v1\0"
+_B64 = re.compile(r"^[A-Za-z0-9_-]+$")
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
@@ -56,8 +72,42 @@ class AgentKey:
         return d
 
 
+@dataclass(frozen=True, slots=True)
+class DelegatedKey(AgentKey):
+    """A verified delegated token: its parent's name, pinned to the context it was minted
+    for, until `expires` (ISO 8601, UTC). Never stored."""
+
+    expires: str = ""
+
+
 def _hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _b64(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+def _unb64(text: str) -> bytes | None:
+    """Strict: only the alphabet, and only the one spelling `_b64` gives (no junk that a
+    lenient decoder would skip)."""
+    if not _B64.match(text):
+        return None
+    try:
+        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    except (binascii.Error, ValueError):
+        return None
+    return raw if _b64(raw) == text else None
+
+
+def _clean_spec(spec: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in spec.items() if v not in (None, "", [], ())}
+
+
+DELEGATION_MESSAGE = (
+    "only an agent key that is not pinned may mint delegated tokens (a pinned key, or a "
+    "delegated token, speaks only as itself)"
+)
 
 
 class AgentKeys:
@@ -83,7 +133,7 @@ class AgentKeys:
             raise InvalidInput("an agent name is 1-64 letters, digits, '.', '_' or '-'")
         spec = None
         if pinned is not None:
-            spec = {k: v for k, v in pinned.items() if v not in (None, "", [], ())}
+            spec = _clean_spec(pinned)
             agent_context(spec)  # refuse a pin the API would refuse later
         keys = self._load()
         if any(k.name == name for k in keys):
@@ -104,9 +154,15 @@ class AgentKeys:
             raise NotFound("no agent key with that name")
         self._save(kept)
 
-    def verify(self, token: str | None) -> AgentKey | None:
-        """The key this token belongs to, or None. Every record is compared in constant time."""
-        if not token or not token.startswith(TOKEN_PREFIX) or len(token) > 200:
+    def verify(self, token: str | None, *, now: datetime | None = None) -> AgentKey | None:
+        """The key this token belongs to, or None. Every record is compared in constant time.
+        A delegated token is checked against its MAC, its parent and its expiry (at `now`,
+        default the memory's clock); failing any of them is the same None as an unknown key."""
+        if not token or len(token) > MAX_DELEGATED_TOKEN:
+            return None
+        if token.startswith(DELEGATED_PREFIX):
+            return self._verify_delegated(token, now or self.mem.now())
+        if not token.startswith(TOKEN_PREFIX) or len(token) > 200:
             return None
         digest = _hash(token)
         found = None
@@ -114,6 +170,82 @@ class AgentKeys:
             if hmac.compare_digest(k.token_hash, digest):
                 found = k
         return found
+
+    # -- delegated tokens ---------------------------------------------------------------------
+
+    def delegate(
+        self,
+        parent: str,
+        context: Mapping[str, Any],
+        ttl_seconds: int = DEFAULT_DELEGATION_SECONDS,
+        *,
+        now: datetime | None = None,
+    ) -> tuple[str, datetime]:
+        """A token pinned to `context` (a `Context.from_spec` spec an agent may assert) that
+        speaks for the unpinned key `parent` until `ttl_seconds` after `now` (default the
+        memory's clock), and when it expires. Nothing is stored: revoking `parent` ends it."""
+        if (
+            not isinstance(ttl_seconds, int)
+            or isinstance(ttl_seconds, bool)
+            or not 1 <= ttl_seconds <= MAX_DELEGATION_SECONDS
+        ):
+            raise InvalidInput(
+                f"a delegated token lives 1 to {MAX_DELEGATION_SECONDS} seconds (24 hours)"
+            )
+        key = next((k for k in self._load() if k.name == parent), None)
+        if key is None:
+            raise NotFound("no agent key with that name")
+        if key.pinned is not None:
+            raise AccessDenied("delegation_forbidden", DELEGATION_MESSAGE)
+        spec = _clean_spec(context)
+        agent_context(spec)  # refuse what the API would refuse when the token is used
+        expires = int((now or self.mem.now()).timestamp()) + ttl_seconds
+        claims = {"v": 1, "k": key.name, "c": spec, "x": expires}
+        payload = json.dumps(claims, separators=(",", ":"), sort_keys=True).encode()
+        mac = self._mac(self._secret(create=True), payload, key.token_hash)
+        token = f"{DELEGATED_PREFIX}{_b64(payload)}.{_b64(mac)}"
+        if len(token) > MAX_DELEGATED_TOKEN:
+            raise InvalidInput("this context is too large for a delegated token (participants)")
+        return token, datetime.fromtimestamp(expires, UTC)
+
+    def _secret(self, *, create: bool = False) -> bytes | None:
+        raw = self.mem.sealed_meta(_SECRET_META)
+        if raw is None and create:
+            self.mem.set_sealed_meta(_SECRET_META, secrets.token_bytes(32))
+            raw = self.mem.sealed_meta(_SECRET_META)  # another process's, if it won a race
+        return raw
+
+    @staticmethod
+    def _mac(secret: bytes | None, payload: bytes, parent_hash: str) -> bytes:
+        message = _MAC_LABEL + payload + b"\0" + parent_hash.encode()
+        return hmac.new(secret or b"", message, hashlib.sha256).digest()
+
+    def _verify_delegated(self, token: str, now: datetime) -> DelegatedKey | None:
+        parts = token[len(DELEGATED_PREFIX) :].split(".")
+        if len(parts) != 2:
+            return None
+        payload, mac = _unb64(parts[0]), _unb64(parts[1])
+        secret = self._secret()
+        if payload is None or mac is None or secret is None:
+            return None
+        try:
+            claims = json.loads(payload)
+        except ValueError:
+            return None
+        if not isinstance(claims, dict) or claims.get("v") != 1:
+            return None
+        name, spec, expires = claims.get("k"), claims.get("c"), claims.get("x")
+        parent = next((k for k in self._load() if k.name == name), None)
+        # compared even without a parent, so the time taken does not tell which names exist
+        expected = self._mac(secret, payload, parent.token_hash if parent else "")
+        if not hmac.compare_digest(expected, mac) or parent is None or parent.pinned is not None:
+            return None
+        if not isinstance(spec, dict) or type(expires) is not int:
+            return None
+        if expires <= int(now.timestamp()):
+            return None
+        until = datetime.fromtimestamp(expires, UTC).isoformat()
+        return DelegatedKey(parent.name, _hash(token), parent.created, spec, until)
 
 
 def agent_context(spec: Mapping[str, Any]) -> Context:

@@ -12,12 +12,20 @@ from rich.table import Table
 
 from ...errors import InvalidContext
 from ...policy import AGENT_SURFACES
-from ...services.credentials import AgentKeys, set_password
-from .flags import DbOpt, JsonOpt, build_context, context_flags, emit, errors, open_memory, out
-
-
-def flags_given(flags: dict[str, Any]) -> bool:
-    return any(v not in (None, False) for v in flags.values())
+from ...services.credentials import DEFAULT_DELEGATION_SECONDS, AgentKeys, set_password
+from ...services.paging import iso
+from .flags import (
+    DbOpt,
+    JsonOpt,
+    build_context,
+    context_flags,
+    emit,
+    errors,
+    flags_given,
+    flags_spec,
+    open_memory,
+    out,
+)
 
 
 def pin_spec(flags: dict[str, Any]) -> dict[str, Any]:
@@ -28,27 +36,7 @@ def pin_spec(flags: dict[str, Any]) -> dict[str, Any]:
             "an agent key cannot be pinned to --owner-dashboard, --dashboard or --local: "
             "those are the owner's own flows (use --dm, --guild, --group or --background)"
         )
-    people = [p.strip() for p in (flags.get("participants") or "").split(",") if p.strip()]
-    if flags.get("background") is not None:
-        return {"surface": "background", "task": flags["background"]}
-    if flags.get("dm"):
-        return {"surface": "dm", "actor": flags["actor"]}
-    if flags.get("group") is not None:
-        return {
-            "surface": "group_dm",
-            "actor": flags["actor"],
-            "chat": flags["group"],
-            "participants": people,
-        }
-    spec = {
-        "surface": "guild_voice" if flags.get("voice") else "guild_text",
-        "actor": flags["actor"],
-        "guild": flags["guild"],
-        "participants": people,
-    }
-    if flags.get("channel"):
-        spec["channel"] = flags["channel"]
-    return spec
+    return flags_spec(flags)
 
 
 # The command receives the raw flags (a key may be unpinned, so no context is required).
@@ -122,6 +110,38 @@ def register(app: typer.Typer, keys_app: typer.Typer) -> None:
                 " ".join(f"{a}={b}" for a, b in pin.items()) if pin else "-",
             )
         out.print(t)
+
+    @keys_app.command("mint-token")
+    @with_flags
+    def mint_token(
+        flags: dict[str, Any],
+        parent: Annotated[
+            str, typer.Argument(help="An agent key that is not pinned, e.g. discord-bot.")
+        ],
+        ttl: Annotated[
+            int,
+            typer.Option("--ttl", help="Seconds until it stops working (at most 86400)."),
+        ] = DEFAULT_DELEGATION_SECONDS,
+        db: DbOpt = None,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Mint a short-lived token that speaks only as one context (--as ACTOR --dm,
+        --guild G, ...), for the agent key PARENT, and print it once. For an agent host
+        serving many people: give the model's shell this token for the current message,
+        never PARENT's. It stops working after --ttl seconds, or when PARENT is revoked;
+        nothing is stored. The server's twin: POST /v1/agent-tokens."""
+        with errors(as_json):
+            if not flags_given(flags):
+                raise InvalidContext("name the context the token speaks as (--as ACTOR --dm, ...)")
+            pin = pin_spec(flags)
+            with open_memory(db) as mem:
+                token, expires = AgentKeys(mem).delegate(parent, pin, ttl)
+        data = {"parent": parent, "token": token, "expires_at": iso(expires), "ttl_seconds": ttl}
+        if as_json:
+            print(json.dumps(data))
+            return
+        out.print(f"token for [bold]{parent}[/bold], until {data['expires_at']} (shown only now):")
+        print(token)
 
     @keys_app.command("revoke-agent")
     def revoke_agent(

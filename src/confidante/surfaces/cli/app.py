@@ -29,6 +29,7 @@ from .flags import (
     emit,
     err,
     errors,
+    memory_for,
     open_memory,
     out,
     text_or_stdin,
@@ -105,7 +106,7 @@ def remember(
     as_json: JsonOpt = False,
 ) -> None:
     """Remember a fact in the namespace this context may write."""
-    with errors(as_json), open_memory(db, create=create) as mem:
+    with errors(as_json), memory_for(db, create=create) as mem:
         fact = mem.remember(ctx, text_or_stdin(text), namespace, kind=kind, source_skill=skill)
     emit(as_json, fact.to_dict(), lambda: out.print(f"remembered {fact.id} in {fact.scope}"))
 
@@ -127,7 +128,7 @@ def recall(
     as_json: JsonOpt = False,
 ) -> None:
     """Recall what this context may see, best first."""
-    with errors(as_json), open_memory(db, create=create) as mem:
+    with errors(as_json), memory_for(db, create=create) as mem:
         hits: list[Hit] = mem.recall(
             ctx, text_or_stdin(query), k, subjects=_split(subjects), guilds=_split(guilds)
         )
@@ -150,7 +151,7 @@ def get(
     as_json: JsonOpt = False,
 ) -> None:
     """Show one fact, if this context may see it."""
-    with errors(as_json), open_memory(db, create=create) as mem:
+    with errors(as_json), memory_for(db, create=create) as mem:
         fact = mem.get(ctx, fact_id)
     emit(as_json, fact.to_dict(), lambda: out.print(_fact_table([fact])))
 
@@ -165,7 +166,7 @@ def forget(
     as_json: JsonOpt = False,
 ) -> None:
     """Forget one fact (its writer, its subject, or the owner in private)."""
-    with errors(as_json), open_memory(db, create=create) as mem:
+    with errors(as_json), memory_for(db, create=create) as mem:
         mem.forget(ctx, fact_id)
     emit(as_json, {"forgotten": fact_id}, lambda: out.print(f"forgotten {fact_id}"))
 
@@ -180,7 +181,7 @@ def list_(
     as_json: JsonOpt = False,
 ) -> None:
     """List every fact this context may see, newest first."""
-    with errors(as_json), open_memory(db, create=create) as mem:
+    with errors(as_json), memory_for(db, create=create) as mem:
         facts = mem.list(ctx, limit=limit)
     emit(
         as_json,
@@ -200,7 +201,7 @@ def update(
     as_json: JsonOpt = False,
 ) -> None:
     """Replace a fact's text (its writer, its subject, or the owner in private)."""
-    with errors(as_json), open_memory(db, create=create) as mem:
+    with errors(as_json), memory_for(db, create=create) as mem:
         fact = mem.update(ctx, fact_id, text_or_stdin(text))
     emit(as_json, fact.to_dict(), lambda: out.print(f"updated {fact.id}"))
 
@@ -218,7 +219,7 @@ def context(
     as_json: JsonOpt = False,
 ) -> None:
     """Print the prompt context for this conversation: identity block plus recalled facts."""
-    with errors(as_json), open_memory(db, create=create) as mem:
+    with errors(as_json), memory_for(db, create=create) as mem:
         text = mem.prompt_context(ctx, text_or_stdin(query), max_tokens=max_tokens)
     emit(as_json, {"context": text}, lambda: print(text))
 
@@ -239,11 +240,12 @@ def forget_subject(
     "forget me", with no SUBJECT)."""
     with errors(as_json):
         subject = subject or ctx.actor
-        if subject is None:
+        if subject is None and isinstance(ctx, Context):
             raise InvalidInput("name the actor to erase (this context has no actor)")
-        with open_memory(db, create=create) as mem:
-            report = mem.forget_subject(ctx, subject)
-    emit(as_json, report, lambda: out.print(_erasure_line(f"forgot {subject}", report)))
+        with memory_for(db, create=create) as mem:
+            report = mem.forget_subject(ctx, subject)  # None: a pinned token's own actor
+    shown = subject or "the one speaking"
+    emit(as_json, report, lambda: out.print(_erasure_line(f"forgot {shown}", report)))
 
 
 @app.command("forget-guild")

@@ -1,6 +1,10 @@
 """What every CLI command shares: the database and `--json` options, the context flags
 (`--as ACTOR` plus exactly one surface flag) or the context an agent host pins in
-`CONFIDANTE_CONTEXT`, text read from stdin (`-`), and how errors are printed."""
+`CONFIDANTE_CONTEXT`, text read from stdin (`-`), and how errors are printed.
+
+It is also the one place that decides whether a memory command runs on a local database or,
+in client mode (`CONFIDANTE_URL` set), against a running server: `_context_from_flags` and
+`memory_for` both ask `client.client_mode()`."""
 
 from __future__ import annotations
 
@@ -17,11 +21,12 @@ import typer
 from rich.console import Console
 
 from ...config import load_settings
-from ...errors import ConfidanteError, DatabaseMissing, InvalidContext, InvalidInput
+from ...errors import AccessDenied, ConfidanteError, DatabaseMissing, InvalidContext, InvalidInput
 from ...memory import Memory
 from ...model import Context
 from ...services.credentials import agent_context
 from ...store.postgres import is_postgres_url
+from .client import URL_ENV, RemoteMemory, SentContext, client_mode
 
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
@@ -126,6 +131,42 @@ def build_context(
     return Context.local(actor)
 
 
+def flags_given(flags: dict[str, Any]) -> bool:
+    return any(v not in (None, False) for v in flags.values())
+
+
+def flags_spec(flags: dict[str, Any]) -> dict[str, Any]:
+    """The API's context object for the context flags, after the same validation as every
+    command (exactly one surface, well-formed actors)."""
+    build_context(**flags)
+    people = [p.strip() for p in (flags.get("participants") or "").split(",") if p.strip()]
+    actor = flags.get("actor")
+    if flags.get("background") is not None:
+        return {"surface": "background", "task": flags["background"]}
+    if flags.get("dashboard"):
+        return {"surface": "dashboard", **({"actor": actor} if actor else {})}
+    if flags.get("group") is not None:
+        return {
+            "surface": "group_dm",
+            "actor": actor,
+            "chat": flags["group"],
+            "participants": people,
+        }
+    if flags.get("guild") is not None:
+        spec = {
+            "surface": "guild_voice" if flags.get("voice") else "guild_text",
+            "actor": actor,
+            "guild": flags["guild"],
+            "participants": people,
+        }
+        if flags.get("channel"):
+            spec["channel"] = flags["channel"]
+        return spec
+    if flags.get("owner_dashboard"):
+        return {"surface": "owner_dashboard", "actor": actor}
+    return {"surface": "dm" if flags.get("dm") else "local", "actor": actor}
+
+
 def context_flags(
     param: str, convert: Callable[[dict[str, Any], dict[str, Any]], Any]
 ) -> Callable[[F], F]:
@@ -157,12 +198,13 @@ from the host, never from arguments a model wrote. Context flags are refused whi
 set, and it may name only what an agent key may (no owner-only surface)."""
 
 
-def pinned_context(flags: dict[str, Any]) -> Context | None:
-    """The context `CONFIDANTE_CONTEXT` pins, or None when it is not set."""
+def host_spec(flags: dict[str, Any]) -> dict[str, Any] | None:
+    """The context object `CONFIDANTE_CONTEXT` holds, or None when it is not set; context
+    flags beside it are refused."""
     raw = os.environ.get(CONTEXT_ENV)
     if raw is None:
         return None
-    if any(v not in (None, False) for v in flags.values()):
+    if flags_given(flags):
         raise InvalidContext(
             f"{CONTEXT_ENV} sets the context here (the agent host's): context flags are refused"
         )
@@ -172,11 +214,24 @@ def pinned_context(flags: dict[str, Any]) -> Context | None:
         spec = None
     if not isinstance(spec, dict):
         raise InvalidContext(f"{CONTEXT_ENV} must be a JSON context object (surface, actor, ...)")
-    return agent_context(spec)
+    return spec
 
 
-def _context_from_flags(flags: dict[str, Any], kwargs: dict[str, Any]) -> Context:
+def pinned_context(flags: dict[str, Any]) -> Context | None:
+    """The context `CONFIDANTE_CONTEXT` pins, or None when it is not set."""
+    spec = host_spec(flags)
+    return None if spec is None else agent_context(spec)
+
+
+def _context_from_flags(flags: dict[str, Any], kwargs: dict[str, Any]) -> Context | SentContext:
+    """Local mode: the Context itself. Client mode: what to send, so the server decides (the
+    host's context or the flags; nothing, for a pinned token, to speak as its pin)."""
     with errors(kwargs.get("as_json", False)):
+        if client_mode():
+            spec = host_spec(flags)
+            if spec is None and flags_given(flags):
+                spec = flags_spec(flags)
+            return SentContext(spec)
         return pinned_context(flags) or build_context(**flags)
 
 
@@ -221,6 +276,20 @@ class errors:
         return False
 
 
+def memory_for(db: str | None, *, create: bool = False) -> Memory | RemoteMemory:
+    """What a memory command works on: in client mode the server at CONFIDANTE_URL (no local
+    database or key file is touched, and naming one is refused), else the local database."""
+    if client_mode():
+        if db is not None or create:
+            raise AccessDenied(
+                "client_mode_forbids",
+                f"--db and --create name a local database: in client mode ({URL_ENV} set) the "
+                "server's database is used",
+            )
+        return RemoteMemory.from_env()
+    return open_memory(db, create=create)
+
+
 def db_target(db: str | None) -> str:
     """The database a command works on: `--db`, else CONFIDANTE_DB, else the default path."""
     return db or str(load_settings().db)
@@ -228,7 +297,12 @@ def db_target(db: str | None) -> str:
 
 def open_memory(db: str | None, *, create: bool = False) -> Memory:
     """Open the database; one that does not exist is an error unless `create` (a mistyped
-    --db must not quietly start a new, empty memory with a new key)."""
+    --db must not quietly start a new, empty memory with a new key). Never in client mode:
+    the gate refuses every command that would, and this refuses again."""
+    if client_mode():
+        raise AccessDenied(
+            "client_mode_forbids", f"no local database is opened in client mode ({URL_ENV} set)"
+        )
     settings = load_settings()
     target = db or str(settings.db)
     if not create and not is_postgres_url(target) and not Path(target).exists():

@@ -14,12 +14,20 @@ from typing import Any
 from fastapi import APIRouter, Depends, Path, Request, Security
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from ...errors import ERROR_CODES, InvalidContext, error_example
+from ...errors import ERROR_CODES, InvalidContext, InvalidInput, error_example
 from ...memory import Memory
 from ...model import Context
-from ...services.credentials import AGENT_KEY_SCOPE, AgentKey
+from ...services.credentials import (
+    AGENT_KEY_SCOPE,
+    DELEGATION_MESSAGE,
+    AgentKey,
+    AgentKeys,
+)
+from ...services.paging import iso
 from .errors import ApiError
 from .schemas import (
+    AgentTokenIn,
+    AgentTokenOut,
     Body,
     CleanupHistoryOut,
     CleanupIn,
@@ -109,6 +117,9 @@ def _responses(statuses: dict[int, str]) -> dict[int | str, dict[str, Any]]:
 
 # what the API itself can answer (the rest of the catalogue is the CLI's and the library's)
 API_CODES = set(ERROR_CODES) - {
+    "agent_context_forbids",
+    "client_mode_forbids",
+    "server_unreachable",
     "config_error",
     "database_missing",
     "database_exists",
@@ -164,7 +175,12 @@ def remember(body: RememberIn, request: Request, key: AgentKey = Depends(agent))
     return FactOut.of(fact)
 
 
-@router.post("/memories/search", response_model=SearchOut, summary="Recall, best first")
+@router.post(
+    "/memories/search",
+    response_model=SearchOut,
+    response_model_exclude_unset=True,  # a hit's `fact` and `scores` only when asked for
+    summary="Recall, best first",
+)
 def search(body: SearchIn, request: Request, key: AgentKey = Depends(agent)) -> SearchOut:
     mem, ctx = _resolve(request, body, key)
     page = mem.search_page(
@@ -176,7 +192,9 @@ def search(body: SearchIn, request: Request, key: AgentKey = Depends(agent)) -> 
         guilds=body.guilds,
         min_score=body.min_score,
     )
-    return SearchOut(hits=[HitOut.of(h) for h in page.hits], next_cursor=page.next_cursor)
+    return SearchOut(
+        hits=[HitOut.of(h, detail=body.detail) for h in page.hits], next_cursor=page.next_cursor
+    )
 
 
 @router.post("/memories/list", response_model=FactsOut, summary="Everything visible here")
@@ -226,7 +244,10 @@ def forget_subject(
     body: ForgetSubjectIn, request: Request, key: AgentKey = Depends(agent)
 ) -> dict[str, int]:
     mem, ctx = _resolve(request, body, key)
-    return mem.forget_subject(ctx, body.actor)
+    actor = body.actor or ctx.actor
+    if actor is None:
+        raise InvalidInput("name the actor to erase (this context has no actor)")
+    return mem.forget_subject(ctx, actor)
 
 
 @router.post("/guilds/forget", summary="Erase a community's memory")
@@ -269,3 +290,31 @@ def cleanup_history(
 ) -> CleanupHistoryOut:
     mem, ctx = _resolve(request, body, key)
     return CleanupHistoryOut(history=mem.cleanup_history(ctx))
+
+
+@router.post(
+    "/agent-tokens",
+    status_code=201,
+    response_model=AgentTokenOut,
+    summary="Mint a short-lived token pinned to one context",
+    tags=["agent keys"],
+)
+def agent_token(
+    body: AgentTokenIn, request: Request, key: AgentKey = Depends(agent)
+) -> AgentTokenOut:
+    """For an agent host serving many people: before running the model's tools for a message,
+    mint a token that can speak only as that message's context, and give the model that
+    token instead of this key. Only a key that is not pinned may mint (a pinned key or a
+    delegated token: `delegation_forbidden`). The token expires after `ttl_seconds` (default
+    10 minutes, at most 24 hours) and dies with this key's revocation; nothing is stored."""
+    mem = _mem(request)
+    if key.pinned is not None:
+        mem.record_denial("api", "delegation_forbidden")
+        raise ApiError(403, "delegation_forbidden", DELEGATION_MESSAGE)
+    try:
+        body.context.to_context()  # what an agent may assert, checked as every route does
+    except ApiError as e:
+        mem.record_denial(body.context.surface, e.code)
+        raise
+    token, expires = AgentKeys(mem).delegate(key.name, body.context.spec(), body.ttl_seconds)
+    return AgentTokenOut(token=token, expires_at=iso(expires) or "")

@@ -133,6 +133,11 @@ class SearchIn(Body):
     subjects: list[ActorStr] | None = Field(None, max_length=100)
     guilds: list[Id] | None = Field(None, max_length=100)
     min_score: float | None = Field(None, ge=-1e6, le=1e6)
+    detail: bool = Field(
+        False,
+        description="Also return each hit's whole fact (as `get` returns it) and its score "
+        "parts, as the CLI prints them.",
+    )
 
 
 class ListIn(Body):
@@ -154,7 +159,9 @@ class PromptIn(Body):
 
 
 class ForgetSubjectIn(Body):
-    actor: ActorStr
+    actor: ActorStr | None = Field(
+        None, description='The person to erase (default: the one speaking, "forget me").'
+    )
 
 
 class ForgetGuildIn(Body):
@@ -167,6 +174,12 @@ class DenialsIn(Body):
 
 class CleanupIn(Body):
     dry_run: bool = False
+
+
+class AgentTokenIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    context: ContextIn = Field(description="The one context the token will speak as.")
+    ttl_seconds: int = Field(600, ge=1, le=86_400, description="Its lifetime (at most 24 h).")
 
 
 # --- responses -------------------------------------------------------------------------------
@@ -204,15 +217,19 @@ class HitOut(BaseModel):
     scope: str
     score: float
     superseded_by: str | None = None  # a newer fact here changed what this one says
+    fact: FactOut | None = Field(None, description="The whole fact (only with `detail`).")
+    scores: dict[str, float] | None = Field(None, description="Score parts (with `detail`).")
 
     @classmethod
-    def of(cls, hit: Hit) -> HitOut:
+    def of(cls, hit: Hit, *, detail: bool = False) -> HitOut:
+        more = {"fact": FactOut.of(hit.fact), "scores": dict(hit.scores)} if detail else {}
         return cls(
             id=hit.fact.id,
             text=hit.fact.text,
             scope=hit.fact.scope.value,
             score=hit.score,
             superseded_by=hit.superseded_by,
+            **more,
         )
 
 
@@ -229,6 +246,11 @@ class FactsOut(BaseModel):
 
 class ForgottenOut(BaseModel):
     forgotten: str
+
+
+class AgentTokenOut(BaseModel):
+    token: str = Field(description="Send as `Authorization: Bearer <token>`; shown only now.")
+    expires_at: str = Field(description="When it stops working, ISO 8601 in UTC.")
 
 
 class PromptOut(BaseModel):
