@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -211,6 +212,27 @@ class Tree:
         finally:
             os.close(fd)
         return sorted(nodes, key=lambda n: n.name)
+
+    def contents(
+        self, *parts: str, want: str, match: Callable[[str], object] = bool
+    ) -> tuple[list[str], list[Skip]]:
+        """The names of the `want` kind (`file` or `folder`) in the folder at `parts` that
+        `match`, and a `symlink` skip for each link among those names (or for the folder
+        itself when it is one): reported, never followed. `file` includes FIFOs and the
+        like, which `read` then reports."""
+        if parts and self.kind(*parts) == "symlink":
+            return [], [self.skip("symlink", *parts)]
+        kinds = ("file", "other") if want == "file" else ("folder",)
+        names: list[str] = []
+        skips: list[Skip] = []
+        for node in self.list(*parts):
+            if not match(node.name):
+                continue
+            if node.kind == "symlink":
+                skips.append(self.skip("symlink", *parts, node.name))
+            elif node.kind in kinds:
+                names.append(node.name)
+        return names, skips
 
     def read(self, *parts: str) -> str | Skip | None:
         """The UTF-8 text of the file at `parts`; a `Skip` (symlink, not_a_file, too_large,

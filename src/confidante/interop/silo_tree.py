@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -27,7 +27,7 @@ from typing import Any
 from ..model import Context
 from .actors import UNMAPPED_PLATFORM, SenderMap, silo_hash
 from .entries import Entry, Item, Skip, parse_time
-from .files import Node, Tree
+from .files import Tree
 from .markdown import Block, parse_daily_note, parse_memory_md
 from .narrowing import FilePlace, decide
 
@@ -56,98 +56,61 @@ def read_silo_tree(
     `owners`: every owner id (the owner's lines in a conversation are the owner's, on
     whichever platform); `owner_ctx.actor` is one of them."""
     out = SiloTree()
-    root = {n.name: n for n in tree.list()}
-    out.senders = senders if senders is not None else _bundled_senders(tree, root, out)
     reader = _Reader(tree, owner_ctx, frozenset(owners) | {owner_ctx.actor}, out)
-    if (node := root.get(_MEMORY)) is not None:
-        reader.memory_file(node, (_MEMORY,), FilePlace.owner())
-    for silo in reader.folder(root.get("users"), ("users",)):
-        name = silo.name.lower()
+    out.senders = senders if senders is not None else reader.bundled_senders()
+    reader.memory_file((_MEMORY,), FilePlace.owner())
+    for silo in reader.names("users", want="folder"):
+        name = silo.lower()
         if not _SILO.match(name):
-            out.items.append(tree.skip("not_a_silo", "users", silo.name))
+            out.items.append(tree.skip("not_a_silo", "users", silo))
             continue
         actor = out.senders.for_hash(name)
         mapped = actor is not None
-        if actor is None:
-            actor = f"{UNMAPPED_PLATFORM}:{name[:16]}"
-        place = FilePlace.silo(actor, name, mapped=mapped)
-        inner = {n.name: n for n in tree.list("users", silo.name)}
-        node = inner.get(_MEMORY)
-        read = node is not None and reader.memory_file(node, ("users", silo.name, _MEMORY), place)
-        if read and not mapped:
+        place = FilePlace.silo(actor or f"{UNMAPPED_PLATFORM}:{name[:16]}", name, mapped=mapped)
+        if reader.memory_file(("users", silo, _MEMORY), place) and not mapped:
             out.unmapped.append(name[:16])
     for kind in ("guilds", "groups"):
-        for platform in reader.folder(root.get(kind), (kind,)):
-            for community in reader.folder(platform, (kind, platform.name)):
-                parts = (kind, platform.name, community.name)
-                inner = {n.name: n for n in tree.list(*parts)}
-                if (node := inner.get(_MEMORY)) is not None:
-                    place = FilePlace.community_folder(
-                        platform.name, community.name, group=kind == "groups"
-                    )
-                    reader.memory_file(node, (*parts, _MEMORY), place)
-    for note in (n for n in root.values() if _DAY.match(n.name)):
+        for platform in reader.names(kind, want="folder"):
+            for community in reader.names(kind, platform, want="folder"):
+                place = FilePlace.community_folder(platform, community, group=kind == "groups")
+                reader.memory_file((kind, platform, community, _MEMORY), place)
+    for note in reader.names(want="file", match=_DAY.match):
         reader.daily_note(note)
-    for session in reader.folder(root.get("sessions"), ("sessions",), files=True):
-        if session.name.endswith(".json"):
-            reader.session(session, out.senders)
+    for session in reader.names("sessions", want="file", match=lambda n: n.endswith(".json")):
+        reader.session(session, out.senders)
     out.items += tree.limit_skips
     return out
 
 
-def _bundled_senders(tree: Tree, root: dict[str, Node], out: SiloTree) -> SenderMap:
-    """The tree's own `sender-ids.txt` (written by `export_silo_tree`)."""
-    node = root.get(SENDER_IDS_FILE)
-    if node is None or node.kind not in ("file", "symlink"):
-        return SenderMap()
-    text = tree.read(SENDER_IDS_FILE)  # a link is refused here, and reported
-    if isinstance(text, Skip):
-        out.items.append(text)
-        return SenderMap()
-    return SenderMap.from_text(text or "")
-
-
 class _Reader:
-    """Turns the tree's files into items, each at the place its folder gives it."""
+    """Turns the tree's files into items, each at the place its folder gives it; a link is
+    reported (by position) wherever it is, and never followed."""
 
     def __init__(
         self, tree: Tree, owner_ctx: Context, owners: frozenset[str | None], out: SiloTree
     ) -> None:
         self.tree, self.owner_ctx, self.owners, self.out = tree, owner_ctx, owners, out
 
-    def folder(
-        self, node: Node | None, parts: tuple[str, ...], *, files: bool = False
-    ) -> list[Node]:
-        """The folders (or `files`) inside the folder `node`; a link is reported, not
-        followed, wherever it is."""
-        if node is None:
-            return []
-        if node.kind == "symlink":
-            self.out.items.append(self.tree.skip("symlink", *parts))
-            return []
-        if node.kind != "folder":
-            return []
-        found: list[Node] = []
-        for child in self.tree.list(*parts):
-            if child.kind == "symlink":
-                if not files or child.name.endswith(".json"):
-                    self.out.items.append(self.tree.skip("symlink", *parts, child.name))
-            elif child.kind in (("file", "other") if files else ("folder",)):
-                found.append(child)  # `other` (a FIFO, ...) is reported when it is read
+    def names(self, *parts: str, want: str, match: Callable[[str], object] = bool) -> list[str]:
+        found, links = self.tree.contents(*parts, want=want, match=match)
+        self.out.items += links
         return found
 
-    def text(self, node: Node, parts: tuple[str, ...]) -> str | None:
-        if node.kind == "folder":
-            return None
-        text = self.tree.read(*parts)  # opened without following a link: checked again here
+    def bundled_senders(self) -> SenderMap:
+        """The tree's own `sender-ids.txt` (written by `export_silo_tree`)."""
+        text = self.text((SENDER_IDS_FILE,))  # a link is reported here, not followed
+        return SenderMap.from_text(text) if text is not None else SenderMap()
+
+    def text(self, parts: tuple[str, ...]) -> str | None:
+        text = self.tree.read(*parts)  # opened without following a link: a Skip if one is
         if isinstance(text, Skip):
             self.out.items.append(text)
             return None
         return text
 
-    def memory_file(self, node: Node, parts: tuple[str, ...], place: FilePlace) -> bool:
-        """The file's entries, at its place; False when it could not be read."""
-        text = self.text(node, parts)
+    def memory_file(self, parts: tuple[str, ...], place: FilePlace) -> bool:
+        """The file's entries, at its place; False when there is none or it was not read."""
+        text = self.text(parts)
         if text is None:
             return False
         where = self.tree.position(*parts)
@@ -155,12 +118,12 @@ class _Reader:
             self.out.items.append(self.entry(b, f"{where}:{b.line}", place))
         return True
 
-    def daily_note(self, node: Node) -> None:
-        text = self.text(node, (node.name,))
+    def daily_note(self, name: str) -> None:
+        text = self.text((name,))
         if text is None:
             return
-        day = parse_time(node.name[: -len(".md")])
-        where = self.tree.position(node.name)
+        day = parse_time(name[: -len(".md")])
+        where = self.tree.position(name)
         for b in parse_daily_note(text):
             self.out.items.append(self.entry(b, f"{where}:{b.line}", FilePlace.daily(), day))
 
@@ -192,9 +155,9 @@ class _Reader:
             else 1.0,
         )
 
-    def session(self, node: Node, senders: SenderMap) -> None:
-        parts = ("sessions", node.name)
-        raw = self.text(node, parts)
+    def session(self, name: str, senders: SenderMap) -> None:
+        parts = ("sessions", name)
+        raw = self.text(parts)
         if raw is None:
             return
         where = self.tree.position(*parts)

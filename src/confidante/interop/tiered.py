@@ -49,16 +49,21 @@ def memory_root(path: Path, budget: Budget | None = None) -> Tree:
 def read_tiered(path: Path, owner_ctx: Context, budget: Budget | None = None) -> list[Item]:
     tree = memory_root(path, budget)
     items: list[Item] = []
-    for name in _files(tree, items, ("tier1-public",), ".json"):
+
+    def names(*parts: str, want: str = "file", suffix: str = "") -> list[str]:
+        found, links = tree.contents(*parts, want=want, match=lambda n: n.endswith(suffix))
+        items.extend(links)
+        return found
+
+    for name in names("tier1-public", suffix=".json"):
         text = tree.read("tier1-public", name)
-        where = tree.position("tier1-public", name)
         if isinstance(text, str):
-            items += _public_stats(text, where)
+            items += _public_stats(text, tree.position("tier1-public", name))
         elif text is not None:
             items.append(text)
-    notes = [("tier2-internal", n) for n in _files(tree, items, ("tier2-internal",), ".md")]
-    for month in _folders(tree, items, ("archive",)):
-        notes += [("archive", month, n) for n in _files(tree, items, ("archive", month), ".md")]
+    notes = [("tier2-internal", n) for n in names("tier2-internal", suffix=".md")]
+    for month in names("archive", want="folder"):
+        notes += [("archive", month, n) for n in names("archive", month, suffix=".md")]
     for parts in notes:
         text = tree.read(*parts)
         if isinstance(text, str):
@@ -67,36 +72,6 @@ def read_tiered(path: Path, owner_ctx: Context, budget: Budget | None = None) ->
         elif text is not None:
             items.append(text)
     return items + tree.limit_skips
-
-
-def _folders(tree: Tree, items: list[Item], parts: tuple[str, ...]) -> list[str]:
-    """The folders in `parts` (a link reported, never followed; `parts` itself too)."""
-    if tree.kind(*parts) == "symlink":
-        items.append(tree.skip("symlink", *parts))
-        return []
-    found = []
-    for node in tree.list(*parts):
-        if node.kind == "symlink":
-            items.append(tree.skip("symlink", *parts, node.name))
-        elif node.kind == "folder":
-            found.append(node.name)
-    return found
-
-
-def _files(tree: Tree, items: list[Item], parts: tuple[str, ...], suffix: str) -> list[str]:
-    """The `suffix` files in `parts` (a link reported, never followed; `parts` itself too)."""
-    if tree.kind(*parts) == "symlink":
-        items.append(tree.skip("symlink", *parts))
-        return []
-    found = []
-    for node in tree.list(*parts):
-        if not node.name.endswith(suffix):
-            continue
-        if node.kind == "symlink":
-            items.append(tree.skip("symlink", *parts, node.name))
-        elif node.kind in ("file", "other"):
-            found.append(node.name)  # `other` (a FIFO, ...) is reported by the read
-    return found
 
 
 # --- T1 ------------------------------------------------------------------------------------
