@@ -10,8 +10,10 @@ delegated tokens speak only as their context, until they expire or their parent 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -516,3 +518,75 @@ def test_delegated_tokens_in_the_library(mem: Memory) -> None:
     keys.revoke("host")
     keys.add("host")
     assert keys.verify(token) is None  # a new key under the old name does not revive it
+
+
+# --- the documentation's own example and the skill's snippets ---------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+HOSTILE = "tea $(touch pwned-1) `touch pwned-2` ' \" ; touch pwned-3 \\\nEOF\nsecond line"
+
+
+def test_the_how_to_example_runs(tmp_path: Path) -> None:
+    """The how-to's runnable example, on a free port: the model's shell writes and recalls as
+    the token's person, is refused the owner's context and commands, and creates no file."""
+    text = (ROOT / "docs/howto/agent-hosts.md").read_text()
+    script = text.split("<!-- agent-hosts:example -->\n```sh\n", 1)[1].split("```", 1)[0]
+    script = script.replace("8765", str(free_port()))
+    env = base_env(tmp_path, HOME=str(tmp_path), TMPDIR=str(tmp_path))
+    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    proc = subprocess.Popen(
+        ["bash", "-c", script],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # the server it starts is in its process group
+    )
+    try:
+        out, err = proc.communicate(timeout=240)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 0, out + err
+    answers = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    wrote, found = answers[0], answers[1]
+    assert wrote["subject"] == "discord:42"
+    assert [h["fact"]["text"] for h in found["hits"]] == ["I prefer tea in the afternoon"]
+    codes = [a["error"]["code"] for a in answers[2:]]
+    assert codes == ["pinned_context_mismatch", "client_mode_forbids", "client_mode_forbids"]
+    assert "boat" not in out
+    assert out.rstrip().endswith("}")  # `ls -A` of the model's home printed nothing
+    assert "Traceback" not in err
+
+
+def _skill_blocks() -> list[str]:
+    skill = (ROOT / "integrations/openclaw/SKILL.md").read_text()
+    agent_part = skill.split("## For the agent host")[0]
+    assert "CONFIDANTE_URL" in agent_part and "CONFIDANTE_TOKEN" in agent_part
+    return [b.split("\n", 1)[1].split("```")[0] for b in agent_part.split("```sh")[1:]]
+
+
+def test_the_skill_runs_in_client_mode(deployment: Deployment, tmp_path: Path) -> None:
+    """The skill's own snippets, with a hostile message where the model puts it, in the
+    model's shell as the skill describes it: a pinned token and the server's address."""
+    blocks = _skill_blocks()
+    agent = Agent(tmp_path / "home", deployment.url, deployment.pinned("skill-pin", "discord:49"))
+    remember = next(b for b in blocks if "remember -" in b)
+    context = next(b for b in blocks if "<the user's message" in b)
+    for shell in (
+        remember.replace("Prefers short answers", HOSTILE),
+        context.replace("<the user's message, exactly as received>", HOSTILE),
+    ):
+        r = subprocess.run(
+            ["bash", "-c", shell],
+            env=agent.env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=agent.home,
+        )
+        assert r.returncode == 0, r.stderr
+        answer = json.loads(r.stdout)
+        assert answer.get("text", HOSTILE.strip()) == HOSTILE.strip()
+        assert "touch pwned-3" in answer.get("text", answer.get("context", ""))
+    agent.created_nothing()  # no pwned-* file, no database, no key file
