@@ -11,7 +11,8 @@ optional). A sentence's predicted set is the categories ``classify`` finds in it
 looks risky: prices, order numbers, versions, dates, scores).
 
 Real chat comes from LoCoMo (read from the shared data folder, CC BY-NC, never shipped):
-every turn is ordinary conversation, so any refusal there is a false refusal. Speed is
+every turn is ordinary conversation, so any refusal there is a false refusal; turns are read
+as "speaker: text" and again as "speaker (session date time): text". Speed is
 measured on those turns as facts/s and as a ratio against the same engine with the guard
 switched off, in the same run (the machine is shared; `uptime` is printed).
 """
@@ -49,6 +50,8 @@ DEFAULT_DATA = [_shared("data/pii/pii_dev.jsonl"), HERE / "data/pii_multilingual
 DEFAULT_LOCOMO = _shared("data/locomo/locomo10.json")
 
 Row = tuple[str, frozenset[str], str]
+STRUCTURED = frozenset({"email", "financial_account", "gov_id", "phone"})
+ADDRESS = frozenset({"street_address"})
 
 
 def load(path: Path) -> list[Row]:
@@ -102,6 +105,12 @@ def evaluate(rows: list[Row], show_errors: bool) -> dict[str, float]:
         totals["clean"] += clean
         print(f"{lang:<9} {_rate(t3):>16} {_rate(clean):>20}")
     print(f"{'all':<9} {_rate(totals['t3']):>16} {_rate(totals['clean']):>20}")
+    # The two figures earlier closing notes report: lines holding structured T3 (an email,
+    # an account or card, a government id, a phone number) and lines holding a street
+    # address, each counted as refused when any T3 category is found in them.
+    for label, wanted in (("structured T3", STRUCTURED), ("street addresses", ADDRESS)):
+        hits = [r for (_, labels, _), r in zip(rows, refused, strict=True) if labels & wanted]
+        print(f"{label:<17} {_rate(hits):>8}")
     t3_all, clean_all = totals["t3"], totals["clean"]
     return {
         "refusal_recall": sum(t3_all) / len(t3_all) if t3_all else 1.0,
@@ -113,18 +122,23 @@ def _rate(xs: list[bool]) -> str:
     return f"{sum(xs) / len(xs):.3f} ({sum(xs)}/{len(xs)})" if xs else "-"
 
 
-def locomo_turns(path: Path) -> list[str]:
+def locomo_turns(path: Path, dated: bool = False) -> list[str]:
+    """Every LoCoMo turn as "speaker: text", or with ``dated`` as "speaker (session date
+    time): text" ("Caroline (1:56 pm on 8 May, 2023): ..."), as an agent host may log it."""
     turns = []
     for sample in json.loads(path.read_text()):
         conv = sample["conversation"]
         n = 1
         while f"session_{n}" in conv:
-            turns += [f"{t['speaker']}: {t['text']}" for t in conv[f"session_{n}"]]
+            when = conv.get(f"session_{n}_date_time", "")
+            for t in conv[f"session_{n}"]:
+                speaker = f"{t['speaker']} ({when})" if dated else t["speaker"]
+                turns.append(f"{speaker}: {t['text']}")
             n += 1
     return turns
 
 
-def false_refusals(turns: list[str], show: bool) -> None:
+def false_refusals(turns: list[str], show: bool, label: str = "speaker: text") -> None:
     refused: Counter[str] = Counter()
     count = 0
     for text in turns:
@@ -135,7 +149,10 @@ def false_refusals(turns: list[str], show: bool) -> None:
             if show:
                 print(f"  refused {cats}: {text!r}")
     rate = count / len(turns)
-    print(f"LoCoMo false refusals  {rate:.4f} ({count}/{len(turns)} turns) {dict(refused)}")
+    print(
+        f"LoCoMo false refusals, {label:<30} {rate:.4f} ({count}/{len(turns)} turns) "
+        f"{dict(refused)}"
+    )
 
 
 def detector_cost(turns: list[str]) -> None:
@@ -278,6 +295,8 @@ def main(argv: list[str] | None = None) -> int:
     turns = locomo_turns(args.locomo)
     print(f"\n== LoCoMo turns ({len(turns)})\n")
     false_refusals(turns, args.errors)
+    dated = locomo_turns(args.locomo, dated=True)
+    false_refusals(dated, args.errors, "speaker (session date): text")
     detector_cost(turns)
     if not args.no_speed:
         speed(turns, args.facts, args.batch, args.keyword_only, args.compare_src)

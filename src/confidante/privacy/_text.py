@@ -25,7 +25,8 @@ NOT_A_VALUE = frozenset(
     awful terrible gone down up dead deleted banned suspended blocked verified linked
     created disabled enabled active inactive open closed full ready done available
     way pretty quite rather super totally kinda sorta extremely insanely ridiculously
-    impossible terribly awfully far much more less""".split()
+    impossible terribly awfully far much more less
+    see ask check look use try call same""".split()
 )
 _DIGIT = re.compile(r"\d")
 

@@ -20,7 +20,7 @@ from stdnum.mx import curp
 from stdnum.nl import bsn
 from stdnum.us import ssn
 
-from . import cues
+from . import cues, spelled
 from ._text import COPULA, enough_digits
 from .findings import Finding
 
@@ -53,9 +53,10 @@ _FIN_CUE = (
     r"visa|mastercard|amex|discover|clabe|transit\s+number|institution\s+number"
 )
 # "Tax ID (EIN) 12-3456789": an abbreviation in brackets after the cue
-_NUMBER_WORDS = r"(?:\s*\([A-Za-z]{2,6}\))?(?:\s*(?:number|no\.?|#|num|nr\.?))?"
+# ("SIN (from my T4): ..."): a short remark in brackets after the cue
+_NUMBER_WORDS = r"(?:\s*\([^()\n]{2,24}\))?(?:\s*(?:number|no\.?|#|num|nr\.?))?"
 _GOV_CUED = re.compile(
-    rf"(?<![\w-])(?i:{_GOV_CUE})\)?{_NUMBER_WORDS}(?:{COPULA}|\s+)(?:is\s+)?(?:no\.?\s+)?"
+    rf"(?<![\w-])(?i:{_GOV_CUE})\)?{_NUMBER_WORDS}(?:{COPULA}|\s+)(?:(?:is|as)\s+)?(?:no\.?\s+)?"
     # "mi DNI es el ...", "c'est le ...", "ist die ..."
     rf"(?i:(?:the|el|la|le|der|die)\s+)?{_ID_TOKEN}"
     r"(?![\w-])"
@@ -98,6 +99,8 @@ _CARD = re.compile(r"(?<![\w.-])\d(?:[ -]?\d){12,18}(?![\w-]|\.\d)")
 # groups, since a dotted run of digits is otherwise a decimal, a version or an address.
 _DOTTED_CARD = re.compile(
     r"(?<![\w.-])(?:\d{4}(?:\.\d{4}){2,3}(?:\.\d{1,3})?|\d{4}\.\d{6}\.\d{4,5})(?![\w-]|\.\d)"
+    # or slashes ("4539/1488/0343/6467"): four groups of four are no date or fraction
+    r"|(?<![\w./-])\d{4}(?:/\d{4}){3}(?:/\d{1,3})?(?![\w-]|/\d)"
 )
 # Upper or lower case, grouped by spaces, dashes or dots: iban.is_valid decides.
 _IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[\s.-]?[A-Za-z0-9]){10,32}")
@@ -137,8 +140,8 @@ _NAMED_ANYWHERE = (
 )  # fmt: skip
 # A French RIB written as its parts: "banque 30004 guichet 00550 compte ... clé 25".
 _RIB_PARTS = re.compile(
-    r"(?i:(?:code\s+)?banque)\s*:?\s*\d{5}\W{1,4}(?i:(?:code\s+)?guichet)\s*:?\s*\d{5}"
-    r"(?:\W{1,4}(?i:(?:n[°º]\s*(?:de\s+)?)?compte)\s*:?\s*[A-Za-z0-9]{11})?"
+    r"(?i:(?:code\s+)?(?:banque|[ée]tablissement))\s*:?\s*\d{5}\W{1,4}(?i:(?:code\s+)?guichet)\s*:?\s*\d{5}"
+    r"(?:\W{1,4}(?i:(?:num[ée]ro\s+de\s+|n[°º]\s*(?:de\s+)?)?compte)\s*:?\s*[A-Za-z0-9]{11})?"
     r"(?:\W{1,4}(?i:cl[ée](?:\s+RIB)?)\s*:?\s*\d{2})?"
 )
 # Checksummed national ids that need no cue: PRC resident ids (18 characters, the last a
@@ -216,6 +219,10 @@ def _card_prefix_ok(number: str) -> bool:
 
 
 def find_gov_ids(text: str) -> Iterator[Finding]:
+    if spelled.HINT.search(text):
+        for m in _SPELLED_ID.finditer(text):
+            if spelled.digit_count(m.group("run")) >= 6:
+                yield Finding("gov_id", m.start("run"), m.end("run"))
     if not enough_digits(text, 2):
         return
     for m in _DOC_CUED.finditer(text):
@@ -281,10 +288,25 @@ _DOC_CUE = (
     r"|documento\s+de\s+identidad|护照|護照|通行证|身份证"
 )
 _DOC_CUED = re.compile(
-    rf"(?<![\w-])(?i:{_DOC_CUE})(?:\s*(?::|是|为|(?i:ist|est|es|is)\b)?\s*"
-    r"|(?:,?[^\S\n]+[^\s\d:]+){1,4}?\s*:\s*)"
-    r"(?P<id>(?=[A-Z]*\d)(?=(?:[A-Z]*\d){2})[A-Z0-9]{8,10})(?![\w-])"
+    rf"(?<![\w-])(?i:{_DOC_CUE})"
+    # "Perso-Nummer", "Ausweis-Nr.", "Personalausweis (Perso) Nr.", "passport no."
+    r"(?:\s*\([^()\n]{2,20}\))?(?i:[-\s]?(?:Nummer|Nr\.?|number|no\.?|n[°ºo]\.?|ID)(?!\w))?"
+    r"(?:\s*(?::|是|为|(?i:ist|lautet|est|es|is)\b)?\s*"
+    # a few words, then a colon or a copula: "die Perso-Nummer von Oma lautet ..."
+    r"|(?:,?[^\S\n]+[^\s\d:]+){1,4}?\s*(?::|(?i:ist|lautet|est|es|is)\b)\s*)"
+    r"(?P<id>(?=[A-Za-z]*\d)(?=(?:[A-Za-z]*\d){2})(?:[A-Z0-9]{8,10}|[a-z0-9]{8,10}))(?![\w-])"
 )
+# An id read out in words after its name: "my SSN is five five five, one two, three four five
+# six", "Steuer-ID: null eins ...", "身份证号是一一零一..." (six digits or more).
+_SPELLED_ID = re.compile(
+    rf"(?:(?<![\w-])(?i:{_GOV_STRICT_CUE}|{_DOC_CUE})(?![\w])|{cues.GOV_ID_CUES})"
+    r"(?:\s*(?i:number|no\.?|nummer|nr\.?|num[ée]ro|n[úu]mero))?"
+    r"(?:\s+[\w'\u2019]+){0,3}?"
+    r"(?:\s*[:=]\s*|\s+(?i:is|was|ist|lautet|est|c['\u2019]est|es|era)\s+|\s*(?:是|为)\s*|\s+)"
+    rf"(?P<run>{spelled.DIGIT_RUN.pattern})"
+)
+
+
 # A document's appointment, booking or case number is not the document's number.
 _REFERENCE_WORDS = re.compile(
     r"(?i:appointment|booking|booked|confirmation|reference|ref\b|tracking|ticket|case|file"
@@ -325,7 +347,7 @@ def find_financial(text: str) -> Iterator[Finding]:
         carded = _CARD_CUE.search(before) is not None
         if _ORDER_CUE.search(before) and not carded:
             continue  # "order 4111...": an order, tracking or invoice number
-        end = _card_end(m.group().replace(".", " "), carded)
+        end = _card_end(m.group().replace(".", " ").replace("/", " "), carded)
         if end:
             yield Finding("financial_account", m.start(), m.start() + end)
     for m in _ACCOUNT_CUED.finditer(text):

@@ -8,7 +8,7 @@ from itertools import pairwise
 
 from phonenumbers import Leniency, PhoneNumberMatcher, PhoneNumberType, number_type
 
-from . import cues
+from . import cues, spelled
 from .findings import Finding
 
 # A colon may come right before ("邮箱:li@x.cn" with a full-width colon, "mailto:bob@x.com");
@@ -51,6 +51,18 @@ _HALF_OBFUSCATED_EMAIL = re.compile(
     rf"(?:\.[a-z0-9-]{{1,40}}){{0,3}}\.(?:{_TLDS})\b",
     re.I,
 )
+# Defanged, as security mail and spam-shy people write it: "jane[at]gmail.com",
+# "jane@example[.]com", "j.doe (at) uni-bonn (dot) de". A bracketed "at" or dot is never prose,
+# so either one is enough, with the other written plainly or defanged too.
+_BRACKET_AT = rf"\s*[(\[{{<]\s*(?:{_AT_WORD}|@)\s*[)\]}}>]\s*"
+_BRACKET_DOT = rf"\s*[(\[{{<]\s*(?:{_DOT_WORD}|\.)\s*[)\]}}>]\s*"
+_DEFANGED_EMAIL = re.compile(
+    rf"(?<![\w.+-])[a-z0-9][a-z0-9._%+-]{{0,63}}(?P<at>{_BRACKET_AT}|@)"
+    rf"[a-z0-9-]{{1,63}}(?:(?:{_BRACKET_DOT}|\.)[a-z0-9-]{{1,63}}){{0,3}}"
+    rf"(?P<dot>{_BRACKET_DOT}|\.)[a-z]{{2,24}}(?![\w-])",
+    re.I,
+)
+_DEFANGED_HINT = re.compile(rf"[(\[{{<]\s*(?:{_AT_WORD}|@|{_DOT_WORD}|\.)\s*[)\]}}>]", re.I)
 _VERSION = re.compile(r"v?\d+(?:\.\d+)*\s", re.I)  # "v2.0 at github.com": a release
 # "we were at the dot com party", "look at google dot com": the words round a spelled "at"
 # are a verb and a place, not a mailbox and a host.
@@ -90,6 +102,10 @@ def find_emails(text: str) -> Iterator[Finding]:
             if _is_placeholder_email(text, m):
                 continue
             yield Finding("email", m.start(), m.end())
+    if _DEFANGED_HINT.search(text):
+        for m in _DEFANGED_EMAIL.finditer(text):
+            if m.group("at") != "@" or m.group("dot") != ".":
+                yield Finding("email", m.start(), m.end())
     if _OBFUSCATED_HINT.search(text):
         for pattern in (_OBFUSCATED_EMAIL, _HALF_OBFUSCATED_EMAIL):
             for m in pattern.finditer(text):
@@ -200,7 +216,22 @@ _SERVICE_TYPES = frozenset(
 )
 
 
+# The letter O for a zero ("07700 9OO123", "O171 2345678"): inside a run of digits and
+# separators that has five real digits, read as 0 (one character for one: spans are kept).
+_O_HINT = re.compile(r"\d[Oo]|[Oo]\d")
+_O_RUN = re.compile(r"(?<![A-Za-z])[+(]?[\dOo][\dOo \t().\-/]{5,22}[\dOo](?![A-Za-z])")
+
+
+def _zeros(m: re.Match[str]) -> str:
+    run = m.group()
+    if sum(ch.isdigit() for ch in run) < 5:
+        return run
+    return run.replace("O", "0").replace("o", "0")
+
+
 def find_phones(text: str) -> Iterator[Finding]:
+    if _O_HINT.search(text):
+        text = _O_RUN.sub(_zeros, text)
     for run in _PHONE_RUN.finditer(text):
         candidate = run.group().rstrip(" .-(")
         digits = sum(ch.isdigit() for ch in candidate)
@@ -290,19 +321,7 @@ def _match_number(candidate: str, cued: bool) -> tuple[int, int] | None:
 
 # Digits written as words after a phone cue: "six four six, three eight two, ...",
 # "一三八一二三四五六七八", "null eins fünf eins ...". English, German, French, Spanish, Chinese.
-_DIGIT_WORDS = {
-    **dict.fromkeys(("zero", "oh", "null", "zéro", "zero", "cero"), 0),
-    **dict.fromkeys(("one", "eins", "un", "une", "uno"), 1),
-    **dict.fromkeys(("two", "zwei", "zwo", "deux", "dos"), 2),
-    **dict.fromkeys(("three", "drei", "trois", "tres"), 3),
-    **dict.fromkeys(("four", "vier", "quatre", "cuatro"), 4),
-    **dict.fromkeys(("five", "fünf", "fuenf", "cinq", "cinco"), 5),
-    **dict.fromkeys(("six", "sechs", "seis"), 6),
-    **dict.fromkeys(("seven", "sieben", "sept", "siete"), 7),
-    **dict.fromkeys(("eight", "acht", "huit", "ocho"), 8),
-    **dict.fromkeys(("nine", "neun", "neuf", "nueve"), 9),
-}
-_DIGIT_WORD = "|".join(sorted(_DIGIT_WORDS, key=len, reverse=True))
+_DIGIT_WORD = spelled.DIGIT_WORD
 _SPELLED_DIGITS = re.compile(
     rf"(?<!\w)(?:(?:double|triple)\s+)?(?:{_DIGIT_WORD})(?:[\s,.-]+(?:(?:double|triple)\s+)?"
     rf"(?:{_DIGIT_WORD})){{6,}}(?!\w)"

@@ -8,7 +8,6 @@ the global settings and may call ``verify``, which sends the value over the netw
 from __future__ import annotations
 
 import re
-import string
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 
@@ -21,10 +20,6 @@ from detect_secrets.plugins.cloudant import CloudantDetector
 from detect_secrets.plugins.discord import DiscordBotTokenDetector
 from detect_secrets.plugins.github_token import GitHubTokenDetector
 from detect_secrets.plugins.gitlab_token import GitLabTokenDetector
-from detect_secrets.plugins.high_entropy_strings import (
-    Base64HighEntropyString,
-    HexHighEntropyString,
-)
 from detect_secrets.plugins.ibm_cloud_iam import IbmCloudIamDetector
 from detect_secrets.plugins.ibm_cos_hmac import IbmCosHmacDetector
 from detect_secrets.plugins.jwt import JwtTokenDetector
@@ -53,6 +48,7 @@ from ._text import (
     trim_value,
 )
 from .findings import Finding
+from .values import CODE_REFERENCE, generated_looking, high_entropy, strongly_generated
 
 CATEGORY = "credential"
 
@@ -86,8 +82,6 @@ _TOKEN_PLUGINS: tuple[BasePlugin, ...] = tuple(
 )
 _PRIVATE_KEY = PrivateKeyDetector()
 _KEYWORD = KeywordDetector()
-_BASE64 = Base64HighEntropyString()
-_HEX = HexHighEntropyString()
 
 # Token formats newer than detect-secrets 1.5 (or shaped differently than it expects).
 _EXTRA_TOKEN = re.compile(
@@ -149,7 +143,12 @@ _FILLER = (
     r"(?:\s+(?:for|on|at|to|of|in)\s+(?:(?:my|our|the|his|her|your)\s+)?[\w'-]+"
     r"(?:\s+[\w'-]+)?)?"
 )
-_QUOTED = r"[\"'\u201c\u2018`](?P<q>[^\"'\u201d\u2019`\n]{1,80})[\"'\u201d\u2019`]"
+# Quotes of the five languages: "...", '...', “...”, „...“, «...» (spaced or not), 「...」.
+_QUOTED = (
+    r"[\"'\u201c\u2018`\u201e\u00ab\u300c\u300e]\s?"
+    r"(?P<q>[^\"'\u201c\u201d\u2019`\u00bb\u300d\u300f\n]{1,80}?)"
+    r"\s?[\"'\u201d\u2019`\u201c\u00bb\u300d\u300f]"
+)
 _RAW = r"(?P<v>[^\s\"'\u201c\u2018`][^\s]*)"
 # "my laptop password? it's ...", "the wifi password is set to ..."
 _SECRET_COPULA = (
@@ -208,6 +207,7 @@ _USER_SLASH_PASS = re.compile(
     rf"(?:{COPULA}|\s+)(?P<user>[^\s/]{{2,}})\s*/\s*(?P<v>[^\s/]{{3,}})",
     re.I,
 )
+_ACCOUNT = re.compile(r"[\d@._]|^(?i:admin|root|guest|user|pi)$")
 # A user and a password named one after the other: "user: bob / pass: hunter22", "acct bob
 # pass hunter22", "login admin pw admin123", "Benutzer mueller Kennwort Herbst23", "用户名 li
 # 密码 abc123". The value after the password word is the secret.
@@ -231,12 +231,6 @@ _PASSWORD_NEAR = re.compile(
 _NEAR_TOKEN = re.compile(r"(?<![\w@/.:-])[^\s/@]{6,64}(?=[\s,.;!?)]*(?:\s|$))")
 _BEARER = re.compile(r"\bbearer\s+(?P<v>[A-Za-z0-9._~+/=-]{16,})", re.I)
 
-_CODE_REFERENCE = re.compile(
-    r"^(?:os\.|env\.|process\.env|getenv|get_env|environ|settings\.|config\.|self\.|"
-    r"secrets\.|vault|\$|%[A-Z_]+%|<[^>]*>?$|\{\{?|\[|none$|null$|nil$|undefined$|"
-    r"x{3,}|\*{3,}|\.{3}|your[\s_-]|<)",
-    re.I,
-)
 _SECRET_WORD_NEAR = re.compile(
     r"(?:key|token|secret|passw|pwd|creds?|credential|bearer|auth|apikey|signature|sig)"
     r"[^.!?\n]{0,40}$",
@@ -249,16 +243,12 @@ _NOT_SECRET_CONTEXT = re.compile(
     re.I,
 )
 _LONG_TOKEN = re.compile(r"(?<![\w/+=.-])[A-Za-z0-9+/=_-]{16,}(?![\w/+=-])")
-_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
-_HEX_CHARS = frozenset(string.hexdigits)
 _NON_SPACE = re.compile(r"\S+")
-_SPECIALS = frozenset("!@#$%^&*+=?~|<>")
-_VERSION = re.compile(r"^v?\d+(?:\.\d+)+")
 
 
 def _plausible(value: str, noun: str) -> bool:
     """Whether ``value`` is a secret rather than talk about one ("my password is too long")."""
-    if not value or _CODE_REFERENCE.match(value) or "(" in value:
+    if not value or CODE_REFERENCE.match(value) or "(" in value:
         return False
     noun = noun.strip()
     if _PIN_NOUNS.match(noun):
@@ -267,46 +257,8 @@ def _plausible(value: str, noun: str) -> bool:
     if word in NOT_A_VALUE or word in cues.NOT_A_SECRET_EU or prose_shaped(value):
         return False
     if _LOOSE_NOUNS.search(noun):
-        return _generated_looking(value)
+        return generated_looking(value)
     return len(value) >= 3
-
-
-def _generated_looking(value: str) -> bool:
-    """Digits with letters, a symbol inside, or inner capitals: not an ordinary word."""
-    has_digit = any(ch.isdigit() for ch in value)
-    has_alpha = any(ch.isalpha() for ch in value)
-    symbol = any(not ch.isalnum() for ch in value.strip(".,!?"))
-    inner_caps = any(ch.isupper() for ch in value[1:])
-    return len(value) >= 6 and ((has_digit and has_alpha) or symbol or inner_caps)
-
-
-def _strongly_generated(value: str) -> bool:
-    """Letters, a digit and a special character, or upper, lower case and a digit together
-    ("Hunter#2024", "Pumpkin2024"); not a date, version or user_name42."""
-    inner = value.strip(".,!?")
-    if len(inner) < 6 or _CODE_REFERENCE.match(inner) or _VERSION.match(inner):
-        return False
-    digit = any(ch.isdigit() for ch in inner)
-    special = any(ch in _SPECIALS for ch in inner) and any(ch.isalpha() for ch in inner)
-    mixed = any(ch.isupper() for ch in inner) and any(ch.islower() for ch in inner)
-    return digit and (special or mixed)
-
-
-def _high_entropy(token: str) -> bool:
-    """The entropy plugins' own measure and limits, relaxed for short near-random strings."""
-    if _UUID.match(token) or not any(c.isdigit() for c in token):
-        return False
-    if not any(c.isalpha() for c in token):
-        return False
-    plugin: Base64HighEntropyString | HexHighEntropyString = (
-        _HEX if set(token) <= _HEX_CHARS else _BASE64
-    )
-    entropy = plugin.calculate_shannon_entropy(token)
-    if entropy > plugin.entropy_limit:
-        return True
-    # A 20-character random key cannot reach 4.5 bits/char; accept near-maximal entropy.
-    distinct = len(set(token))
-    return distinct >= 12 and entropy >= 0.9 * min(len(token).bit_length() - 1 + 0.5, 6.0)
 
 
 def _spans_of(text: str, value: str) -> Iterator[tuple[int, int]]:
@@ -384,6 +336,7 @@ def find(text: str) -> Iterator[Finding]:
             yield Finding(CATEGORY, start, end)
         for m in _EXTRA_TOKEN.finditer(text):
             yield Finding(CATEGORY, m.start(), token_end(text, m.end()))
+        yield from _key_pairs(text)
         yield from _keyword_near_entropy(text)
     if "://" in text:
         for m in _URL_PASSWORD.finditer(text):
@@ -454,12 +407,15 @@ def _conversational(text: str) -> Iterator[Finding]:
         digits = value.isdigit() and len(value) >= 4
         # "gate code 4455#": a keypad's own keys may end it
         keyed = len(value) <= 12 and sum(ch.isdigit() for ch in value) >= 4 and value.isascii()
-        shaped = keyed if pin else digits or _generated_looking(value)
+        shaped = keyed if pin else digits or generated_looking(value)
         if shaped and _plausible(value, m.group("noun")):
             yield Finding(CATEGORY, start, end)
     for m in _USER_SLASH_PASS.finditer(text):
         start, end = m.start("v"), trim_value(text, m.start("v"), m.end("v"))
-        if _plausible(text[start:end], "password"):
+        value = text[start:end]
+        # "login: works / finally" is a report on it: an account or a made-up value says login
+        made_up = generated_looking(value) or any(ch.isdigit() for ch in value)
+        if _plausible(value, "password") and (made_up or _ACCOUNT.search(m.group("user"))):
             yield Finding(CATEGORY, start, end)
     for m in _USER_PASS.finditer(text):
         start, end = m.start("v"), trim_value(text, m.start("v"), m.end("v"))
@@ -469,7 +425,7 @@ def _conversational(text: str) -> Iterator[Finding]:
     for m in _PASSWORD_NEAR.finditer(text):
         for token in _NEAR_TOKEN.finditer(text, m.start("w"), m.end("w")):
             start, end = token.start(), trim_value(text, token.start(), token.end())
-            if _strongly_generated(text[start:end]):
+            if strongly_generated(text[start:end]):
                 yield Finding(CATEGORY, start, end)
                 break
     # recovery phrases: seeds.find (named, or checksummed)
@@ -584,6 +540,22 @@ def _public_code(text: str, noun_start: int, m: re.Match[str]) -> bool:
     return _PUBLIC_CODE.search(f"{before} {m.group('noun')}") is not None
 
 
+# A cloud access key id, then its secret a few characters on, labelled or not: "LTAI5t... /
+# 9fKq2...", "AccessKey ID: LTAI... AccessKey Secret: ...", "AKIA... wJalr...", "AK ... SK ...".
+_KEY_ID = re.compile(r"(?<![\w-])(?:AKIA|ASIA|LTAI|AKID)[0-9A-Za-z]{12,32}(?![\w-])")
+_PAIRED_SECRET = re.compile(r"(?<![\w/+=-])[A-Za-z0-9/+=]{20,64}(?![\w/+=-])")
+
+
+def _key_pairs(text: str) -> Iterator[Finding]:
+    for m in _KEY_ID.finditer(text):
+        for secret in _PAIRED_SECRET.finditer(text, m.end(), min(len(text), m.end() + 60)):
+            if secret.start() - m.end() > 40:
+                break
+            if high_entropy(secret.group()):
+                yield Finding(CATEGORY, secret.start(), secret.end())
+                break
+
+
 def _keyword_near_entropy(text: str) -> Iterator[Finding]:
     # Long random strings alone are git SHAs and UUIDs; with a secret word just before, keys.
     for m in _LONG_TOKEN.finditer(text):
@@ -591,10 +563,10 @@ def _keyword_near_entropy(text: str) -> Iterator[Finding]:
         near = _SECRET_WORD_NEAR.search(before)
         if not near or _NOT_SECRET_CONTEXT.search(before[near.start() :]):
             continue
-        if _high_entropy(m.group()):
+        if high_entropy(m.group()):
             yield Finding(CATEGORY, m.start(), m.end())
     for m in _BEARER.finditer(text):
-        if _high_entropy(m.group("v")):
+        if high_entropy(m.group("v")):
             yield Finding(CATEGORY, m.start("v"), m.end("v"))
 
 
@@ -604,7 +576,7 @@ _ZH_SECRET = re.compile(
     # "密码我改成了 ...", "密码已经换成了 ...": a few characters, then a verb of setting
     r"(?:[\u4e00-\u9fff]{1,6}?(?=改成|改为|设置为|设为|换成))?"
     rf"{cues.COPULA_ZH}"
-    r"(?P<v>[!-~]{3,80})"
+    r"(?:[\u300c\u300e\u201c]\s?)?(?P<v>[!-~]{3,80})"
 )
 _EU_SECRET = re.compile(
     rf"(?<![\w-])(?P<noun>{cues.SECRET_NOUNS_EU}|{cues.PIN_NOUNS_EU})"
@@ -646,7 +618,7 @@ def find_multilingual(text: str) -> Iterator[Finding]:
                 continue
             start, end = m.start("v"), trim_value(text, m.start("v"), m.end("v"))
             value = text[start:end]
-            if _CODE_REFERENCE.match(value):  # a placeholder ("[CREDENTIAL]") or a reference
+            if CODE_REFERENCE.match(value):  # a placeholder ("[CREDENTIAL]") or a reference
                 continue
             if _ZH_PIN.search(m.group("noun")):
                 ok = sum(ch.isdigit() for ch in value) >= 4
@@ -668,11 +640,11 @@ def find_multilingual(text: str) -> Iterator[Finding]:
             # "PIN? 4821" answers the question; "un bon mot de passe ? J'utilise ..." asks one.
             if "?" in text[m.end("noun") : start] and not (
                 any(ch.isdigit() for ch in value)
-                or _generated_looking(_ELISION.sub("", value))  # "J'utilise" is a word
+                or generated_looking(_ELISION.sub("", value))  # "J'utilise" is a word
             ):
                 continue
             if pattern is _EU_SECRET_LOOSE and not (
-                _EU_PIN.search(m.group("noun").strip()) or _generated_looking(value)
+                _EU_PIN.search(m.group("noun").strip()) or generated_looking(value)
             ):
                 continue
             yield Finding(CATEGORY, start, end)
@@ -682,7 +654,7 @@ _CODE_NOUN = re.compile(r"(?i:code|c[óo]digo)\s*$")
 
 
 def _eu_plausible(value: str, noun: str) -> bool:
-    if not value or _CODE_REFERENCE.match(value) or "(" in value:
+    if not value or CODE_REFERENCE.match(value) or "(" in value:
         return False
     if _EU_PIN.search(noun.strip()) or _CODE_NOUN.search(noun):  # "4B72A", "4711B"
         digits = sum(ch.isdigit() for ch in value)
@@ -691,10 +663,10 @@ def _eu_plausible(value: str, noun: str) -> bool:
     if word in cues.NOT_A_SECRET_EU or word in NOT_A_VALUE or prose_shaped(value):
         return False
     if _EU_LOOSE.fullmatch(noun.strip()):  # "la clave es practicar": the key is practice
-        return _generated_looking(value)
+        return generated_looking(value)
     if value.isdigit():  # "el código de acceso es 7788"
         return len(value) >= 4
-    return len(value) >= 4 and (_generated_looking(value) or len(value) >= 6)
+    return len(value) >= 4 and (generated_looking(value) or len(value) >= 6)
 
 
 # The answer to a security question, given after it: "security question answer (name of first

@@ -10,13 +10,16 @@ is what is stored (or redacted). The folded copy:
 - has Cyrillic and Greek look-alikes inside otherwise Latin words as Latin letters
   ("password" written with a Cyrillic a and o);
 - has a space between CJK characters and Latin letters or digits, so that a number right
-  after a Chinese cue word ("卡号6222...") starts a word as the detectors expect.
+  after a Chinese cue word ("卡号6222...") starts a word as the detectors expect;
+- has HTML character references read as the characters they stand for ("jane&#64;x.org",
+  "jane&commat;x.org", "&#x2e;"), as a page or an e-mail copied into chat carries them.
 
-ASCII text is its own folded copy: no work and no offset table.
+ASCII text without a character reference is its own folded copy: no work and no offset table.
 """
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -46,6 +49,8 @@ _CJK = re.compile(
     r"[\u2e80-\u2fdf\u3001-\u303f\u3040-\u30ff\u3100-\u312f\u3400-\u4dbf\u4e00-\u9fff"
     r"\uac00-\ud7af\uf900-\ufaff\uff01-\uff0f\uff1a-\uff20]"
 )
+# "&#64;", "&#x40;", "&commat;": a numeric reference, or a named one with its semicolon.
+_ENTITY = re.compile(r"&(?:#(?:\d{1,7}|[xX][0-9a-fA-F]{1,6});?|[A-Za-z][A-Za-z0-9]{1,31};)")
 _ASCII_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+@#$")
 
 
@@ -91,7 +96,8 @@ def _fold_cluster(cluster: str) -> str:
 
 def fold(text: str) -> Folded:
     """The text detectors read, with a map back to ``text``."""
-    if text.isascii():
+    entities = "&" in text and _ENTITY.search(text) is not None
+    if text.isascii() and not entities:
         return Folded(text, None, len(text))
     pieces: list[str] = []
     origin: list[int] = []
@@ -99,9 +105,14 @@ def fold(text: str) -> Folded:
     i, n = 0, len(text)
     while i < n:
         j = i + 1
-        while j < n and unicodedata.combining(text[j]):
-            j += 1
-        piece = _fold_cluster(text[i:j])
+        reference = _ENTITY.match(text, i) if entities and text[i] == "&" else None
+        if reference is not None:
+            j = reference.end()
+            piece = _fold_cluster(_character(reference.group()))
+        else:
+            while j < n and unicodedata.combining(text[j]):
+                j += 1
+            piece = _fold_cluster(text[i:j])
         if piece:
             # a space between CJK and a Latin word or digit: "卡号6222" -> "卡号 6222"
             if previous and (
@@ -118,6 +129,15 @@ def fold(text: str) -> Folded:
     if _CONFUSABLE_CHARS.intersection(folded):
         folded = _MIXED_WORD.sub(_latinise, folded)
     return Folded(folded, tuple(origin), n)
+
+
+def _character(reference: str) -> str:
+    """The character an HTML reference stands for; the reference itself when it stands for
+    none, or for a control character."""
+    char = html.unescape(reference)
+    if char == reference or char == "\ufffd" or not char.isprintable():
+        return reference
+    return char
 
 
 def _latinise(m: re.Match[str]) -> str:

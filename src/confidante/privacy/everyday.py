@@ -1,0 +1,273 @@
+"""Everyday secrets: how people write a password down without saying "my password is".
+
+- an environment or config line: ``DB_PASSWORD=hunter2``, ``export WIFI_PSK=...``,
+  ``smtp_pass: "..."``: a name whose last part is a secret word, then its value;
+- a login after what it opens, as "user / password": ``wifi: HomeNet / sunflower22``,
+  ``router login admin / Tr0ub4dor``, ``Zugang: admin / Geheim123``;
+- a short form that names what it opens (``wifi pass sunflower22``, ``bank pin 4471``) or
+  starts a line (``code: 4471``, ``key: Zebra-Crossing-12``), or a dash (``pwd - bluebird``);
+- a password given by a verb phrase once the sentence has named it: "new wifi password? I
+  set it to tangerine-sky-7", "Passwort geändert, jetzt ist es ...", "je l'ai changé en ...";
+- a PIN or password spelled out: "PIN: four seven one nine", "vier sieben eins neun",
+  "四七一九", "password: capital K, i, w, i, seven, seven".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from . import cues, spelled
+from ._text import NOT_A_VALUE, prose_shaped, substring_test, trim_value
+from .findings import Finding
+from .values import CODE_REFERENCE, generated_looking, high_entropy
+
+CATEGORY = "credential"
+
+# -- environment and config lines ------------------------------------------------------------
+# The last part of the name says what the value is. Names whose last part is something else
+# (PASSWORD_MIN_LENGTH, TOKEN_TTL, KEY_SIZE) are settings, not secrets.
+_LOOSE_PARTS = r"TOKEN|KEY|APIKEY|AUTH|CREDENTIALS?|CREDS"
+_SECRET_PARTS = rf"PASS(?:WORD|WD|PHRASE|CODE)?|PWD|PW|PSK|PIN|SECRET|{_LOOSE_PARTS}"
+_ENV = re.compile(
+    r"(?<![\w$.{}/-])[\"']?"
+    rf"(?P<name>(?:[A-Z][A-Z0-9]*_)*(?P<part>{_SECRET_PARTS})(?:_\d{{1,2}})?"
+    rf"|(?:[a-z][a-z0-9]*_)+(?P<lpart>(?i:{_SECRET_PARTS}))(?:_\d{{1,2}})?)"
+    r"[\"']?[ \t]*(?:=|:(?!//))[ \t]*"
+    r"(?:\"(?P<dq>[^\"\n]{1,200})\"|'(?P<sq>[^'\n]{1,200})'|(?P<v>[^\s\"'#;,]{1,200}))"
+)
+# An unquoted value ends its line or clause: what follows is nothing, punctuation, a comment,
+# or another assignment. "api_key: see the docs" is a sentence, not a value.
+_VALUE_ENDS = re.compile(
+    r"[ \t]*(?:$|[\n;,#)\]}]|[.!?](?:\s|$)|[ \t]+(?:and|&&|und|et|y)\b"
+    r"|[ \t]+[\"']?[A-Za-z_][\w.]*[\"']?[ \t]*[=:])"
+)
+_NOT_SET = frozenset(
+    "true false yes no none null nil on off empty unset undefined changeme? required".split()
+)
+_ENV_STEMS = ("pass", "pwd", "pw", "psk", "pin", "secret", "token", "key", "auth", "cred")
+_ENV_TEST = substring_test(_ENV_STEMS)
+_ASSIGN = re.compile(r"\w[\"']?[ \t]*[=:]")
+
+
+def _env(text: str) -> Iterator[Finding]:
+    for m in _ENV.finditer(text):
+        group = next(g for g in ("dq", "sq", "v") if m.group(g) is not None)
+        start, end = m.span(group)
+        value = text[start:end]
+        if group == "v" and not _VALUE_ENDS.match(text, end):
+            continue
+        part = (m.group("part") or m.group("lpart")).upper()
+        if _env_secret(value, part):
+            yield Finding(CATEGORY, start, trim_value(text, start, end) if group == "v" else end)
+
+
+def _env_secret(value: str, part: str) -> bool:
+    if CODE_REFERENCE.match(value) or value.lower() in _NOT_SET or value.isspace():
+        return False
+    if part == "PIN":
+        return sum(ch.isdigit() for ch in value) >= 4
+    if re.fullmatch(_LOOSE_PARTS, part):  # CACHE_KEY=users, SORT_KEY=created_at
+        digits = any(ch.isdigit() for ch in value)
+        return high_entropy(value) or (len(value) >= 8 and digits and generated_looking(value))
+    return len(value) >= 3
+
+
+# -- logins after what they open -------------------------------------------------------------
+# What a login opens: a network, a box, a bank, a mailbox, a service account.
+_LOGIN_PLACE = (
+    r"wi-?fi|wlan|w-lan|router|modem|(?:internet\s*)?box(?:\s+internet)?|fritz!?box|livebox"
+    r"|freebox|bbox|bank(?:ing)?|online[\s-]?banking|netbanking|e-?mail|mail|webmail|vpn|nas"
+    r"|server|ssh|s?ftp|db|database|admin|portal|intranet|login|log-?in|account|acct"
+    r"|konto|compte|cuenta|zugang(?:sdaten)?|identifiants?|acc[eè]s|acceso|credenciales"
+    r"|datos\s+de\s+acceso|网银|路由器|邮箱|账号|帐号|账户"
+)
+_LOGIN_WORDS = r"login|log-?in|creds|credentials|account|zugang|identifiants|acceso"
+# "wifi: HomeNet / sunflower22", "router login admin / Tr0ub4dor", "Netflix: anna.k /
+# Movies2023", "WLAN: FRITZ!Box 7590 / 4821...". The label is a place a login opens, or any
+# capitalised name when the user part looks like an account.
+_USER_SLASH = re.compile(
+    rf"(?<![\w-])(?P<label>(?i:{_LOGIN_PLACE})|[A-Z][\w!&.+-]{{1,20}})"
+    rf"(?:\s+(?i:{_LOGIN_WORDS}))?(?:[ \t]*[:=][ \t]*|[ \t]+[-\u2013\u2014][ \t]+|[ \t]+)"
+    r"(?P<user>[^\s/|]{2,40}(?:[ \t][^\s/|:]{1,20}){0,2}?)[ \t]*(?:/|\|)[ \t]*"
+    r"(?P<v>[^\s/|]{3,64})"
+)
+_PLACE_LABEL = re.compile(rf"(?i:{_LOGIN_PLACE})")
+_ACCOUNT_LIKE = re.compile(r"[\d@._]|^(?i:admin|root|guest|user|pi|ubnt|administrator)$")
+# "wifi pass sunflower22", "bank pin 4471", "wlan key: 8842...", "router pw is admin123"
+_PLACE_SHORT = re.compile(
+    rf"(?<![\w-])(?i:{_LOGIN_PLACE})[\s-]+(?P<noun>(?i:pass|pw|pwd|passwd|key|code|pin|psk))"
+    r"(?![\w-])\s*(?::|=|-|(?i:is|ist|est|es))?\s*(?P<v>[^\s\"'\u201c\u2018`]{3,64})"
+)
+# A line or clause that starts with the short form: "code: 4471", "key: Zebra-Crossing-12",
+# "pin = 0815"; and a dash after a password word: "pwd - bluebird", "Passwort - Sonne77" (any dash).
+_LINE_SHORT = re.compile(
+    r"(?:^|(?<=[\n;(|]))[ \t]*(?P<noun>(?i:code|pin|key|pass|pw|pwd|passwd))[ \t]*[:=][ \t]*"
+    r"(?P<v>[^\s\"'\u201c\u2018`]{3,64})",
+    re.M,
+)
+_DASH = re.compile(
+    rf"(?<![\w-])(?P<noun>(?i:pwd|pw|passwd|pass|password|passwort|kennwort|mdp|mot\s+de\s+passe"
+    rf"|contrase[ñn]a|clave|{cues.SECRET_NOUNS_ZH}))[ \t]+[-\u2013\u2014][ \t]+"
+    r"(?P<v>[^\s\"'\u201c\u2018`]{3,64})"
+)
+_SHORT_DIGITS = frozenset({"code", "pin"})
+
+
+def _user_slash(text: str) -> Iterator[Finding]:
+    for m in _USER_SLASH.finditer(text):
+        start, end = m.start("v"), trim_value(text, m.start("v"), m.end("v"))
+        value, user = text[start:end], m.group("user")
+        if not _ends_clause(text, m.end("v")) or not _word_ok(value) or _numberish(value):
+            continue
+        # one word that looks like an account ("jsmith82", "admin"), not "admin page"
+        account = " " not in user and _ACCOUNT_LIKE.search(user) is not None
+        if _PLACE_LABEL.fullmatch(m.group("label")):
+            ok = account or generated_looking(value) or any(ch.isdigit() for ch in value)
+        else:
+            ok = account and generated_looking(value)
+        if ok and len(value) >= 4:
+            yield Finding(CATEGORY, start, end)
+
+
+def _short_forms(text: str) -> Iterator[Finding]:
+    for pattern in (_PLACE_SHORT, _LINE_SHORT, _DASH):
+        for m in pattern.finditer(text):
+            start, end = m.start("v"), trim_value(text, m.start("v"), m.end("v"))
+            value, noun = text[start:end], m.group("noun").lower()
+            if _short_secret(text, value, noun, end):
+                yield Finding(CATEGORY, start, end)
+
+
+# "2.4 / 5GHz", "192.168.1.1 / 255.255.255.0", "3.0 / 3.10.12": a measure, an address or a
+# version; a WPA key of digits alone is long ("4821 3390 5518 2647 3").
+_NUMBERISH = re.compile(r"[\d.,:%+-]+|\d+(?:[.,]\d+)?[a-zA-Z%]{1,3}")
+
+
+def _numberish(value: str) -> bool:
+    return _NUMBERISH.fullmatch(value) is not None and not (value.isdigit() and len(value) >= 8)
+
+
+def _short_secret(text: str, value: str, noun: str, end: int) -> bool:
+    if not _word_ok(value):
+        return False
+    digits = sum(ch.isdigit() for ch in value)
+    if noun in _SHORT_DIGITS:  # "code: 4471", "bank pin 0815#"; not "code: 200 OK"
+        return 4 <= digits <= 12 and len(value) <= 12 and value.isascii()
+    if noun in ("key", "pass"):  # "key: C minor", "bus pass: expired"
+        return generated_looking(value) or (digits >= 4 and len(value) >= 6)
+    # pw, pwd, passwd, password words: a plain word counts when it ends the clause
+    return generated_looking(value) or digits > 0 or _ends_clause(text, end)
+
+
+def _word_ok(value: str) -> bool:
+    word = value.lower().strip(".,!?")
+    return not (
+        CODE_REFERENCE.match(value)
+        or word in NOT_A_VALUE
+        or word in cues.NOT_A_SECRET_EU
+        or prose_shaped(value)
+    )
+
+
+_CLAUSE_END = re.compile(r"[ \t]*(?:$|[\n;,)\]]|[.!?](?:\s|$)|\s+(?:and|but|or|und|et|y)\b)")
+
+
+def _ends_clause(text: str, pos: int) -> bool:
+    return _CLAUSE_END.match(text, pos) is not None
+
+
+# -- a verb phrase after the password was named ---------------------------------------------
+_NOUN_ANY = (
+    r"(?i:p[a@4][s$5]{1,2}(?:w(?:[o0]r|r[o0]|[o0]|r)?d|wrd)s?|pass(?:phrase|code)s?|pwd|pw|pin"
+    r"|wi-?fi\s+key|wlan-?key|passwort|kennwort|mots?\s+de\s+passe|mdp|contrase[ñn]a|clave"
+    r"|code\s+(?:pin|secret)|c[óo]digo|geheimzahl)|PIN|密码|口令"
+)
+_QUOTED = (
+    r"[\"'\u201c\u2018`\u00ab\u201e](?P<q>[^\"'\u201d\u2019`\u00bb\u201c\n]{3,80})"
+    r"[\"'\u201d\u2019`\u00bb\u201c]"
+)
+_RAW = r"(?P<v>[^\s\"'\u201c\u2018`\u00ab\u201e][^\s]*)"
+_IT_SET_TO = re.compile(
+    r"(?i:\b(?:set|changed|change|reset|updated)\s+(?:it|that|this"
+    r"|the\s+new\s+one)\s+(?:to|into|as)\s+"
+    r"|\b(?:the\s+)?new\s+one(?:['\u2019]s|\s+is|\s*:)\s+|\bit['\u2019]s\s+now\s+"
+    # "passwords: the bank one is 'Tulip!77', the wifi one is 'purple monkey dishwasher'"
+    r"|\bone(?:['\u2019]s|\s+is|\s*:)\s+(?=[\"'\u201c\u2018`\u00ab\u201e])"
+    # German: "jetzt ist es ...", "habe es auf ... geändert" (the value before the verb)
+    r"|\b(?:jetzt|nun)\s+(?:ist\s+es|lautet\s+es|hei(?:ß|ss)t\s+es)\s+"
+    r"|\bhab(?:e)?\s+(?:es|ihn|sie|das)\s+(?:jetzt\s+)?(?:auf|in)\s+"
+    # French: "je l'ai changé en ...", "on l'a mis à ..."
+    r"|\bl['\u2019](?:ai|a|avons)\s+(?:chang[ée]e?|mis|modifi[ée]e?|remplac[ée]e?)\s+(?:en|à|a|par|pour)\s+"
+    # Spanish: "lo cambié a ...", "la puse como ..."
+    r"|\b(?:lo|la)\s+(?:cambi[ée]|puse|actualic[ée]|dej[ée])\s+(?:a|por|en|como)\s+)"
+    rf"(?:{_QUOTED}|{_RAW})"
+)
+# The password named before, not a tool or a page about passwords.
+_NOUN_BEFORE = re.compile(
+    rf"(?<![A-Za-z])(?:{_NOUN_ANY})(?![A-Za-z])"
+    r"(?!\s+(?i:manager|generator|policy|reset|hint|field|app|vault|rules?)\b)"
+)
+_VERB_STEMS = ("set", "chang", "updat", "one", "now", "jetzt", "nun", "hab", "l'a",
+               "l\u2019a", "lo ", "la ")  # fmt: skip
+_VERB_TEST = substring_test(_VERB_STEMS)
+
+
+def _set_to(text: str) -> Iterator[Finding]:
+    for m in _IT_SET_TO.finditer(text):
+        window = text[max(0, m.start() - 100) : m.start()]
+        if not _NOUN_BEFORE.search(window):
+            continue  # "I set it to dark mode": nothing said it was a password
+        group = "q" if m.group("q") is not None else "v"
+        start, end = m.span(group)
+        if group == "v":
+            end = trim_value(text, start, end)
+        value = text[start:end]
+        if not _word_ok(value) or len(value) < 3:
+            continue
+        # "I set it to Spanish": a plain word could be any setting; a password looks made up
+        digits = sum(ch.isdigit() for ch in value)
+        if group == "q" or generated_looking(value) or (digits and len(value) >= 4):
+            yield Finding(CATEGORY, start, end)
+
+
+# -- spelled out -----------------------------------------------------------------------------
+_SPELLED = re.compile(
+    rf"(?:(?<![A-Za-z]){_NOUN_ANY}(?![A-Za-z])|(?i:\b(?:door|gate|alarm|garage|lock|safe|"
+    rf"entry|access|security|unlock|keypad|building)\s+code\b)|{cues.PIN_NOUNS_ZH}"
+    rf"|{cues.SECRET_NOUNS_ZH}|(?<![\w-])(?:{cues.PIN_NOUNS_EU})(?![\w-]))"
+    # a few words, then a copula or a colon: "PIN for the alarm is", "密码是"
+    r"(?:\s+[\w'\u2019]+){0,3}?"
+    r"(?:\s*[:=]\s*|\s+(?i:is|was|ist|lautet|est|c['\u2019]est|es|era)\s+|\s*(?:是|为)\s*|\s+)"
+    rf"(?P<run>{spelled.DIGIT_RUN.pattern}|{spelled.CHAR_RUN.pattern})"
+)
+
+
+def _spelled(text: str) -> Iterator[Finding]:
+    for m in _SPELLED.finditer(text):
+        run = m.group("run")
+        if spelled.DIGIT_RUN.fullmatch(run) and spelled.digit_count(run) < 4:
+            continue
+        yield Finding(CATEGORY, m.start("run"), m.end("run"))
+
+
+# -- the detector ----------------------------------------------------------------------------
+# Substrings one of which every form but the environment line and "user / password" holds.
+_NOUN_STEMS = ("pass", "pw", "pin", "nip", "code", "digo", "key", "psk", "kennw", "kenw", "mdp",
+               "contras", "clave", "geheim", "密码", "口令", "码")  # fmt: skip
+_NOUN_TEST = substring_test(_NOUN_STEMS)
+
+
+def find(text: str) -> Iterator[Finding]:
+    """Yield the values of everyday secrets in ``text``."""
+    low = text.lower()
+    if _ENV_TEST.search(low) and _ASSIGN.search(text):
+        yield from _env(text)
+    named = _NOUN_TEST.search(low) is not None
+    if "/" in text or "|" in text:
+        yield from _user_slash(text)
+    if named:
+        yield from _short_forms(text)
+        if _VERB_TEST.search(low):
+            yield from _set_to(text)
+        yield from _spelled(text)
