@@ -17,12 +17,14 @@ import re
 import threading
 import unicodedata
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
+
+import numpy as np
 
 from . import policy
 from .config import MAX_TTL_DAYS, Settings, load_settings
@@ -40,7 +42,9 @@ from .errors import (
 from .model import Context, Fact, Hit, OriginKind, Scope, Tier, normalize_actor
 from .policy import PartitionRef, Viewer
 from .privacy import guard
+from .privacy.metadata import check_metadata
 from .recall.cache import PartitionCache, grown_bytes
+from .recall.filters import Predicate, compile_filters
 from .recall.index import IndexedFact, PartitionIndex
 from .recall.ranking import BM25, Candidates, Pipeline, Ranker
 from .store import EventRow, FactRow, PartitionRow, Store
@@ -49,7 +53,7 @@ from .store.sqlite import SQLiteStore
 from .vault.crypto import key_file_for, new_key, parse_master_key, read_key_file, write_key_file
 from .vault.keyfile import KeyFile
 from .vault.keyring import Keyring
-from .vault.records import Opened, open_record, scope_of, seal_fact, to_ms
+from .vault.records import Opened, from_ms, open_record, scope_of, seal_fact, to_ms
 
 log = logging.getLogger("confidante.engine")
 
@@ -59,6 +63,7 @@ ID_PREFIX = re.compile(r"^[0-9a-f]{4,31}$")
 MAX_PREFIX_MATCHES = 1000
 OWNERS_META = "owners"
 MAX_TEXT_CHARS = 20_000
+HISTORY_KEPT = 20  # earlier texts of an updated fact, sealed with it (`Memory.history`)
 WRITE_RETRIES = 8  # a write whose partition key changed under it (forget, re-key) starts over
 MAX_TTL = timedelta(days=MAX_TTL_DAYS)
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -292,6 +297,7 @@ class Engine:
                         embedder=o.embedder,
                         context=o.context,
                         dependents=o.dependents,
+                        history=o.history,
                     )
                 )
             try:
@@ -321,8 +327,12 @@ class Engine:
         source_skill: str | None = None,
         confidence: float = 1.0,
         ttl: timedelta | None = None,
+        metadata: Mapping[str, Any] | None = None,
     ) -> Fact:
-        """Store one fact where the policy says this context may write it."""
+        """Store one fact where the policy says this context may write it, with the app's
+        own `metadata` (a small JSON object, sealed with it and checked like its text). The
+        same sentence said again in the same place is not stored twice: the fact already
+        there is refreshed and returned (`Fact.refreshed`)."""
         return self.remember_many(
             ctx,
             [text],
@@ -331,6 +341,7 @@ class Engine:
             source_skill=source_skill,
             confidence=confidence,
             ttl=ttl,
+            metadata=metadata,
         )[0]
 
     def remember_many(
@@ -346,9 +357,17 @@ class Engine:
         embed_context: int = 0,
         created_at: datetime | Sequence[datetime] | None = None,
         authority: Context | None = None,
+        metadata: Mapping[str, Any] | Sequence[Mapping[str, Any] | None] | None = None,
     ) -> list[Fact]:
         """Store several facts in one transaction, all under the same namespace. Nothing is
-        stored if any one of them is refused.
+        stored if any one of them is refused. `metadata`: one object for every text, or one
+        per text.
+
+        A text equal to one already here (`same_sentence`: the same words, whatever their
+        case, spacing, Unicode form or closing punctuation), written in the same place by the
+        same writer in the same kind of conversation, is not stored again: that fact is
+        refreshed (its expiry pushed on, new metadata keys merged in) and returned with
+        `refreshed=True`. Near-duplicates are left to supersession and cleanup.
 
         `embed_context=n` embeds each text together with the n texts before it in `texts`
         (a transcript's previous turns), so a reply like "yes, last week!" is found by what
@@ -365,6 +384,7 @@ class Engine:
             raise InvalidInput("texts must be a list of strings")
         clean = [_check_text(t) for t in texts]
         ttls = _per_text(ttl, len(clean), "ttl")
+        metas = _per_text(metadata, len(clean), "metadata")
         _check_meta(kind, source_skill, confidence, None)
         for t in ttls:
             _check_ttl(t)
@@ -387,6 +407,7 @@ class Engine:
         if source_skill is not None:
             source_skill = guard.check_label(source_skill, "source_skill", public=public)
         guarded = [guard.check_text(t, target.scope, self.settings.privacy_mode) for t in clean]
+        checked = [check_metadata(m, target.scope, self.settings.privacy_mode) for m in metas]
 
         ref = policy.write_partition(target, self.keys.key)
         origin_kind, origin_raw = policy.origin_of(ctx, self.owners)
@@ -405,8 +426,30 @@ class Engine:
         # the store reads a partition by (created, id), and a transcript's lines stay in
         # sequence. Dated history is ordered by its dates.
         ids = sorted(uuid.uuid4().hex for _ in guarded)
+        author_key = self.keys.key("actor", ctx.actor) if ctx.actor else None
+        text_keys = [
+            self.keys.key(
+                "text",
+                "\x00".join(
+                    (
+                        ref.id,
+                        origin_kind.value,
+                        origin_key or "",
+                        author_key or "",
+                        same_sentence(g.text),
+                    )
+                ),
+            )
+            for g in guarded
+        ]
+        here = self._already_here(ref, text_keys, now)
         rows, facts, expired = [], [], []
+        first_of: dict[str, int] = {}
         for i, g in enumerate(guarded):
+            if text_keys[i] in here or text_keys[i] in first_of:
+                facts.append(None)  # said before: refreshed below, after the new are stored
+                continue
+            first_of[text_keys[i]] = i
             fact = Fact(
                 id=ids[i],
                 scope=target.scope,
@@ -422,7 +465,8 @@ class Engine:
                 created_at=born[i],
                 updated_at=born[i],
                 expires_at=expiries[i],
-                changes=g.changes,
+                metadata=checked[i][0],
+                changes=g.changes + checked[i][1],
             )
             row = FactRow(
                 id=fact.id,
@@ -430,7 +474,7 @@ class Engine:
                 scope=target.scope.value,
                 community_key=ref.key if target.scope is Scope.GUILD else None,
                 subject_key=self.keys.key("actor", target.subject) if target.subject else None,
-                author_key=self.keys.key("actor", ctx.actor) if ctx.actor else None,
+                author_key=author_key,
                 origin_kind=origin_kind.value,
                 origin_key=origin_key,
                 tier=Tier.INTERNAL.value,
@@ -442,6 +486,7 @@ class Engine:
                 confidence=float(confidence),
                 ciphertext=b"",
                 ttl_ms=int(lifetimes[i].total_seconds() * 1000),
+                text_key=text_keys[i],
             )
             # embed_context's links: whose text this vector holds, and who holds this text
             context = tuple(ids[max(0, i - embed_context) : i]) if vectors is not None else ()
@@ -468,10 +513,65 @@ class Engine:
                             grace,
                             {ref.id: wrapped},
                         )
-                return facts
+                break
             except ConcurrentChange:
                 continue
-        raise ConcurrentChange("the partition's key kept changing; try again")
+        else:
+            raise ConcurrentChange("the partition's key kept changing; try again")
+        if len(first_of) < len(guarded):
+            refreshed = self._refresh_said(here, text_keys, checked, now)
+            made = {text_keys[i]: facts[i] for i in first_of.values()}
+            facts = [
+                f or refreshed.get(k) or made[k] for f, k in zip(facts, text_keys, strict=True)
+            ]
+        return facts  # type: ignore[return-value]
+
+    def _already_here(
+        self, ref: PartitionRef, text_keys: Sequence[str], now: datetime
+    ) -> dict[str, FactRow]:
+        """The live rows of `ref` holding one of these texts (by `text_key`)."""
+        alive = to_ms(now)
+        return {
+            r.text_key: r
+            for r in self.store.facts_with_text_keys(ref.id, text_keys)
+            if r.text_key is not None and (r.expires_at is None or r.expires_at > alive)
+        }
+
+    def _refresh_said(
+        self,
+        here: Mapping[str, FactRow],
+        text_keys: Sequence[str],
+        checked: Sequence[tuple[dict[str, Any], tuple[str, ...]]],
+        now: datetime,
+    ) -> dict[str, Fact]:
+        """Refresh the facts a write said again: expiry pushed on as a read does, new
+        metadata keys merged in (sealed again only then). Returns them by text key."""
+        merged: dict[str, dict[str, Any]] = {}
+        for k, (meta, _) in zip(text_keys, checked, strict=True):
+            if k in here and meta:
+                merged.setdefault(k, {}).update(meta)
+        out: dict[str, Fact] = {}
+        resealed = []
+        for k, row in here.items():
+            opened = _quiet(self.open_row, row)
+            if opened is None:
+                continue
+            fact = opened.fact
+            if k in merged and {**fact.metadata, **merged[k]} != dict(fact.metadata):
+                fact = replace(fact, metadata={**fact.metadata, **merged[k]})
+                resealed.append((row, replace(opened, fact=fact)))
+            out[k] = replace(fact, refreshed=True)
+        if resealed:
+            self.write_sealed(resealed)
+        self._refresh(list(out.values()))
+        return {k: self._current(f) for k, f in out.items()}
+
+    def _current(self, fact: Fact) -> Fact:
+        """`fact` with its expiry as stored now (after a refresh)."""
+        row = self.store.get_fact(fact.id)
+        if row is None or row.expires_at is None:
+            return fact
+        return replace(fact, expires_at=from_ms(row.expires_at))
 
     def _partition_key(self, ref: PartitionRef) -> tuple[bytes, bytes]:
         found = self.keys.current(ref.id, ref.scope.value, create=True)
@@ -508,10 +608,18 @@ class Engine:
             out.append(d)
         return out
 
-    def update(self, ctx: Context, fact_id: str, text: str) -> Fact:
-        """Replace a fact's text; the same visibility and authorship rules as `forget`, and
-        only from where the fact was learned (`policy.rewrite_denial`): the new text is shown
-        to the fact's audience."""
+    def update(
+        self,
+        ctx: Context,
+        fact_id: str,
+        text: str,
+        *,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> Fact:
+        """Replace a fact's text (and, given `metadata`, its metadata); the same visibility
+        and authorship rules as `forget`, and only from where the fact was learned
+        (`policy.rewrite_denial`): the new text is shown to the fact's audience. The text it
+        had is kept, sealed with it, for `Memory.history` (at most `HISTORY_KEPT`)."""
         text = _check_text(text)
         v, row, old, _ = self._find(ctx, fact_id)
         self._require_may_forget(ctx, v, row)
@@ -520,22 +628,48 @@ class Engine:
         if code := policy.rewrite_denial(v, here, learned):
             self.deny(ctx, code, row.scope)
             raise AccessDenied(code, scope=row.scope)
-        g = guard.check_text(text, scope_of(row.partition_id), self.settings.privacy_mode)
+        scope = scope_of(row.partition_id)
+        g = guard.check_text(text, scope, self.settings.privacy_mode)
+        meta, meta_changes = (
+            check_metadata(metadata, scope, self.settings.privacy_mode)
+            if metadata is not None
+            else (dict(old.fact.metadata), ())
+        )
         now = self.now()
-        fact = replace(old.fact, text=g.text, updated_at=now, changes=g.changes)
+        fact = replace(
+            old.fact, text=g.text, updated_at=now, metadata=meta, changes=g.changes + meta_changes
+        )
+        history = old.history
+        if g.text != old.fact.text:
+            history = (*history, (to_ms(now), old.fact.text))[-HISTORY_KEPT:]
+        key = None
+        if row.text_key is not None or g.text != old.fact.text:
+            key = self.keys.key(
+                "text",
+                "\x00".join(
+                    (
+                        row.partition_id,
+                        row.origin_kind,
+                        row.origin_key or "",
+                        row.author_key or "",
+                        same_sentence(g.text),
+                    )
+                ),
+            )
         context = self._existing(old.context)
         vectors = self._embed([" ".join([*self._texts(context), g.text])])
         vector = None if vectors is None else vectors[0]
         self.write_sealed(
             [
                 (
-                    replace(row, updated_at=to_ms(now)),
+                    replace(row, updated_at=to_ms(now), text_key=key),
                     replace(
                         old,
                         fact=fact,
                         vector=vector,
                         embedder=None if vector is None else self._vectors_by(),
                         context=context,
+                        history=history,
                     ),
                 )
             ]
@@ -688,8 +822,11 @@ class Engine:
                 skipped += 1  # tampered, or sealed under a key that is gone: never shown
         return facts, skipped
 
-    def candidates(self, v: Viewer, pool: policy.Pool) -> list[Candidates]:
-        """Visible facts of every granted partition in the pool, decrypted and indexed."""
+    def candidates(
+        self, v: Viewer, pool: policy.Pool, where: Predicate | None = None
+    ) -> list[Candidates]:
+        """Visible facts of every granted partition in the pool, decrypted and indexed;
+        with `where` (`recall.filters`), only the visible facts it keeps."""
         rows = {r.id: r for r in self.store.partitions([s.value for s in pool.all_of])}
         named = [p.id for p in pool.partitions if p.id not in rows]
         rows.update((r.id, r) for r in self.store.get_partitions(named))
@@ -703,7 +840,11 @@ class Engine:
                     continue
                 index = self._load_index(row)
                 if index is not None and len(index):
-                    out.append(Candidates(index, index.mask(grant, now)))
+                    mask = index.mask(grant, now)
+                    if where is not None:  # narrows what the grant admits, never more
+                        for i in np.flatnonzero(mask):
+                            mask[i] = where(index.facts[i].fact)
+                    out.append(Candidates(index, mask))
         return out
 
     def _note_reads(self, ctx: Context, cands: Sequence[Candidates], op: str) -> None:
@@ -725,21 +866,25 @@ class Engine:
         subjects: Iterable[str] | None = None,
         guilds: Iterable[str] | None = None,
         min_score: float | None = None,
+        filters: Mapping[str, Any] | None = None,
     ) -> list[Hit]:
-        """Rank what this context may see against `query`; best `k` first."""
+        """Rank what this context may see against `query`; best `k` first. `filters`
+        (`recall.filters`: metadata keys, kind, source skill, time ranges) narrow what is
+        ranked; they never widen what the context may see."""
         if not isinstance(query, str):
             raise InvalidInput("query must be a string")
         if not isinstance(k, int) or isinstance(k, bool) or k < 1 or k > 1000:
             raise InvalidInput("k must be an integer between 1 and 1000")
         if min_score is not None and not isinstance(min_score, int | float):
             raise InvalidInput("min_score must be a number")
+        where = compile_filters(filters)
         v = self.viewer(ctx, query)
         try:
             pool = policy.recall_pool(ctx, v, self.keys.key, subjects=subjects, guilds=guilds)
         except AccessDenied as e:
             self.deny(ctx, e.code, None)
             raise
-        cands = self.candidates(v, pool)
+        cands = self.candidates(v, pool, where)
         if not query.strip():
             hits = [
                 Hit(_shown(v, f.fact), 0.0, superseded_by=newer) for f, newer in _newest(cands)[:k]
@@ -783,12 +928,19 @@ class Engine:
             for index in self.cache.indexes():
                 index.extend_expiry(set(ids), until)
 
-    def list(self, ctx: Context, *, limit: int | None = None) -> list[Fact]:
-        """Every fact this context may see, newest first."""
+    def list(
+        self,
+        ctx: Context,
+        *,
+        limit: int | None = None,
+        filters: Mapping[str, Any] | None = None,
+    ) -> list[Fact]:
+        """Every fact this context may see, newest first (only those `filters` keep)."""
         if limit is not None and (not isinstance(limit, int) or limit < 0):
             raise InvalidInput("limit must be a non-negative integer")
+        where = compile_filters(filters)
         v = self.viewer(ctx)
-        cands = self.candidates(v, policy.visible_pool(v))
+        cands = self.candidates(v, policy.visible_pool(v), where)
         self._note_reads(ctx, cands, "list")
         facts = [_shown(v, f.fact) for f, _ in _newest(cands)]
         return facts[:limit] if limit is not None else facts
@@ -870,6 +1022,12 @@ class Engine:
         invisible and nonexistent ids both raise NotFound."""
         v, _, opened, _ = self._find(ctx, fact_id)
         return _shown(v, opened.fact)
+
+    def get_record(self, ctx: Context, fact_id: str) -> tuple[Opened, str]:
+        """Everything sealed with one fact this context may see (its earlier texts, for
+        `Memory.history`), shown as `get` shows it, and its partition's id."""
+        v, row, opened, _ = self._find(ctx, fact_id)
+        return replace(opened, fact=_shown(v, opened.fact)), row.partition_id
 
     def _require_may_forget(self, ctx: Context, v: Viewer, row: FactRow) -> None:
         if not policy.may_forget(v, row.author_key, row.subject_key):
@@ -1019,6 +1177,7 @@ def _seal_all(dk: bytes, items: Sequence[tuple[FactRow, Opened]]) -> list[FactRo
             embedder=o.embedder,
             context=o.context,
             dependents=o.dependents,
+            history=o.history,
         )
         for r, o in items
     ]
@@ -1074,6 +1233,18 @@ def _newest(cands: Sequence[Candidates]) -> list[tuple[IndexedFact, str | None]]
             items.append((c.index.facts[i], newer))
     items.sort(key=lambda x: (x[0].created_ms, x[0].fact.id), reverse=True)
     return items
+
+
+_CLOSING = " \t\r\n.!?\u3002"  # NFKC has made full-width ones (and an ellipsis) ASCII
+
+
+def same_sentence(text: str) -> str:
+    """What counts as saying the same thing again: the text in Unicode NFKC form, case
+    folded, runs of white space as one space, without closing punctuation. "I like sushi",
+    "i like  sushi." and "I like sushi!" are the same sentence; "I like sushi a lot" is
+    not (near-duplicates are supersession's and cleanup's)."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return " ".join(folded.split()).rstrip(_CLOSING)
 
 
 # Letters that render as nothing (Hangul fillers, the Braille blank): with format and

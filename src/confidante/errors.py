@@ -59,6 +59,12 @@ class InvalidCursor(InvalidInput):
     code = "invalid_cursor"
 
 
+class InvalidFilter(InvalidInput):
+    """A `filters=` object that is not one (an unknown operator, a malformed range)."""
+
+    code = "invalid_filter"
+
+
 class AccessDenied(ConfidanteError):
     """The policy refused the operation in this context.
 
@@ -270,6 +276,11 @@ ERROR_CODES: dict[str, ErrorDoc] = {
         422,
         "a pagination cursor that this API did not return, or from another query",
         "this cursor belongs to another query",
+    ),
+    "invalid_filter": _doc(
+        422,
+        "a filters object with an unknown operator or a malformed value",
+        "unknown operator in the filter on category",
     ),
     "agent_key_exists": _doc(
         422, "an agent key with that name exists", "an agent key with that name exists"

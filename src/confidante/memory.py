@@ -9,13 +9,15 @@ object, so the services depend on the engine and never the other way round.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from .engine import Engine
 from .model import Context, Scope
-from .services import audit, lifecycle, paging, prompt
+from .services import audit, history, lifecycle, paging, prompt
+from .services.history import Version
 from .services.paging import HitPage, Page
 
 
@@ -68,9 +70,11 @@ class Memory(Engine):
         subject: str | None = None,
         community: str | None = None,
         offset: int = 0,
+        filters: Mapping[str, Any] | None = None,
     ) -> Page:
         """A page of what `ctx` may see, newest first, with the true total and a cursor for
-        the next page; optionally one scope, one person or one community."""
+        the next page; optionally one scope, one person or one community, and only the
+        facts `filters` keep (see `recall`)."""
         return paging.list_page(
             self,
             ctx,
@@ -80,6 +84,7 @@ class Memory(Engine):
             subject=subject,
             community=community,
             offset=offset,
+            filters=filters,
         )
 
     def search_page(
@@ -110,6 +115,11 @@ class Memory(Engine):
             community=community,
             **recall,
         )
+
+    def history(self, ctx: Context, fact_id: str) -> list[Version]:
+        """The versions a fact went through, oldest first: the facts it superseded that
+        `ctx` may see, its first text, and every update (NotFound where `get` is)."""
+        return history.history(self, ctx, fact_id)
 
     def prompt_context(
         self, ctx: Context, query: str, max_tokens: int = 800, *, history: bool = False

@@ -377,7 +377,12 @@ class Fact:
     created_at: datetime | None = None
     updated_at: datetime | None = None
     expires_at: datetime | None = None
+    # the app's own metadata (`remember(..., metadata=)`): a JSON object, sealed with the text
+    metadata: Mapping[str, Any] = field(default_factory=dict)
     changes: tuple[str, ...] = ()  # what the privacy guard changed on the way in (not stored)
+    # True when remembering found this fact already there (the same text, in the same place,
+    # from the same kind of conversation) and refreshed it instead of storing it twice
+    refreshed: bool = False
 
     def to_dict(self) -> dict[str, object]:
         d: dict[str, object] = {}
@@ -387,6 +392,8 @@ class Fact:
                 value = value.isoformat()
             elif isinstance(value, tuple):
                 value = list(value)
+            elif isinstance(value, Mapping):
+                value = dict(value)
             d[name] = value
         return d
 

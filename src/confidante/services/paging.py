@@ -13,6 +13,7 @@ import base64
 import binascii
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -98,10 +99,11 @@ def list_page(
     subject: str | None = None,
     community: str | None = None,
     offset: int = 0,
+    filters: Mapping[str, Any] | None = None,
 ) -> Page:
-    """A page of `mem.list(ctx)`, optionally only one scope, one person (`subject`, an
-    actor) or one community (as facts name it, e.g. `discord:g1`). Pages follow a cursor, or
-    start at `offset` (numbered pages for a person at a screen)."""
+    """A page of `mem.list(ctx, filters=filters)`, optionally only one scope, one person
+    (`subject`, an actor) or one community (as facts name it, e.g. `discord:g1`). Pages
+    follow a cursor, or start at `offset` (numbered pages for a person at a screen)."""
     limit = _limit(limit)
     if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
         raise InvalidInput("offset must be a non-negative integer")
@@ -109,7 +111,7 @@ def list_page(
     wanted_subject = normalize_actor(subject) if subject else None
     facts = [
         f
-        for f in mem.list(ctx)
+        for f in mem.list(ctx, filters=filters)
         if (wanted_scope is None or f.scope is wanted_scope)
         and _matches(f, wanted_subject, community or None)
     ]

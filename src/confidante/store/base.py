@@ -49,6 +49,10 @@ class FactRow:
     # the partition version its last write made (set by the store): a reader holding the
     # partition at version v reads only the rows with rev > v to catch up
     rev: int = 0
+    # A keyed digest of the normalised text, its partition and origin (HMAC under the
+    # installation secret): remembering the same sentence again in the same place finds it
+    # without decrypting anything. Never the text; equal only for the same text there.
+    text_key: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,6 +241,10 @@ class Store(ABC):
 
     @abstractmethod
     def fact_ids(self, pid: str) -> list[str]: ...
+
+    @abstractmethod
+    def facts_with_text_keys(self, pid: str, keys: Sequence[str]) -> list[FactRow]:
+        """The live rows of a partition whose `text_key` is one of `keys`."""
 
     @abstractmethod
     def facts_where(

@@ -122,6 +122,10 @@ MIGRATIONS: list[list[str]] = [
         "ALTER TABLE memory_facts ADD COLUMN rev {bigint} NOT NULL DEFAULT 0",
         "ALTER TABLE memory_archive ADD COLUMN rev {bigint} NOT NULL DEFAULT 0",
         "CREATE INDEX IF NOT EXISTS facts_partition_rev ON memory_facts (partition_id, rev, id)",
+        # a keyed digest of each fact's text in its place: the same sentence is found again
+        "ALTER TABLE memory_facts ADD COLUMN text_key TEXT",
+        "ALTER TABLE memory_archive ADD COLUMN text_key TEXT",
+        "CREATE INDEX IF NOT EXISTS facts_text_key ON memory_facts (partition_id, text_key)",
     ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -133,6 +137,7 @@ _FACT_MARKS = ", ".join("?" for _ in _FACT_FIELDS)
 # A row's values in column order; not dataclasses.astuple, which deep-copies every field
 # (8% of a bulk write's time).
 _fact_values = attrgetter(*_FACT_FIELDS)
+_REV = _FACT_FIELDS.index("rev")  # set by the store, whatever the row says
 _PARTITION_COLUMNS = "id, scope, version, wrapped_key, erase_pending"
 # A partition that had something erased: re-key it, or (no key left) just rotate the master.
 _MARK_ERASED = (
@@ -499,7 +504,10 @@ class SqlStore(Store):
             revs = self._bump(r.partition_id for r in rows)
             self._many(
                 f"INSERT INTO memory_facts ({_FACT_COLUMNS}) VALUES ({_FACT_MARKS})",
-                [(*_fact_values(r)[:-1], revs[r.partition_id]) for r in rows],
+                [
+                    (*_fact_values(r)[:_REV], revs[r.partition_id], *_fact_values(r)[_REV + 1 :])
+                    for r in rows
+                ],
             )
 
     def update_facts(
@@ -513,7 +521,7 @@ class SqlStore(Store):
             revs = self._bump((r.partition_id for r in rows), erased=keys is not None)
             self._many(
                 "UPDATE memory_facts SET author_key = ?, expires_at = ?, updated_at = ?, "
-                "ciphertext = ?, rev = ? WHERE id = ?",
+                "ciphertext = ?, rev = ?, text_key = ? WHERE id = ?",
                 [
                     (
                         r.author_key,
@@ -521,6 +529,7 @@ class SqlStore(Store):
                         r.updated_at,
                         r.ciphertext,
                         revs[r.partition_id],
+                        r.text_key,
                         r.id,
                     )
                     for r in rows
@@ -571,6 +580,18 @@ class SqlStore(Store):
             )
             count = self._q("SELECT COUNT(*) FROM memory_facts WHERE partition_id = ?", (pid,))
         return [_fact(r) for r in rows], int(count[0][0])
+
+    def facts_with_text_keys(self, pid: str, keys: Sequence[str]) -> list[FactRow]:
+        out: list[FactRow] = []
+        with self.transaction():
+            for chunk in _chunks(sorted(set(keys))):
+                rows = self._q(
+                    f"SELECT {_FACT_COLUMNS} FROM memory_facts WHERE partition_id = ? "
+                    f"AND text_key IN ({_marks(chunk)}) ORDER BY created_at, id",
+                    (pid, *chunk),
+                )
+                out += [_fact(r) for r in rows]
+        return out
 
     def fact_ids(self, pid: str) -> list[str]:
         with self.transaction():

@@ -49,6 +49,9 @@ class Opened:
     # forgotten line's meaning can be taken out of its neighbours' vectors.
     context: tuple[str, ...] = ()
     dependents: tuple[str, ...] = ()
+    # The texts this fact had before its updates, oldest first, with when each was replaced
+    # (epoch ms): `Memory.history`. Sealed with the fact, so forgetting it forgets them.
+    history: tuple[tuple[int, str], ...] = ()
 
 
 def _aad(row: FactRow) -> bytes:
@@ -64,6 +67,7 @@ def seal_fact(
     embedder: str | None = None,
     context: tuple[str, ...] = (),
     dependents: tuple[str, ...] = (),
+    history: tuple[tuple[int, str], ...] = (),
 ) -> FactRow:
     """Return `row` with the ciphertext of `fact` (and its embedding, with the name of the
     embedder that made it, and links, if any)."""
@@ -84,6 +88,10 @@ def seal_fact(
         payload["x"] = list(context)
     if dependents:
         payload["d"] = list(dependents)
+    if fact.metadata:
+        payload["m"] = dict(fact.metadata)
+    if history:
+        payload["h"] = [[at, text] for at, text in history]
     blob = json.dumps(payload, separators=(",", ":")).encode()
     return replace(row, ciphertext=seal(dk, blob, _aad(row)), kind=SEALED_LABEL, source_skill=None)
 
@@ -118,6 +126,7 @@ def open_record(dk: bytes, row: FactRow) -> Opened:
         created_at=from_ms(row.created_at),
         updated_at=from_ms(row.updated_at),
         expires_at=from_ms(row.expires_at),
+        metadata=payload.get("m") or {},
     )
     vec = payload.get("v")
     return Opened(
@@ -126,4 +135,5 @@ def open_record(dk: bytes, row: FactRow) -> Opened:
         payload.get("e") if vec else None,
         tuple(payload.get("x") or ()),
         tuple(payload.get("d") or ()),
+        tuple((int(at), str(text)) for at, text in payload.get("h") or ()),
     )
