@@ -290,7 +290,14 @@ def test_recall_pools() -> None:
     assert user_p("discord:1") in pool.partitions
     assert user_p("telegram:7") in pool.partitions
     assert user_p("discord:42") not in pool.partitions
-    assert not pool.all_of
+    # every shared space, and no person's or community's memory unless asked for or named
+    assert pool.all_of == {Scope.SHARED}
+    named = viewer(O_DM, OWNERS, key, query="what does discord:42 like?")
+    assert user_p("discord:42") in recall_pool(O_DM, named, key).partitions
+    by_name = viewer(O_DM, OWNERS, key, named=["discord:44"])
+    assert user_p("discord:44") in recall_pool(O_DM, by_name, key).partitions
+    tied = Context.dm("discord:1", about_guild="g1")
+    assert guild_p("discord:g1") in recall_pool(tied, viewer(tied, OWNERS, key), key).partitions
     wide = recall_pool(O_DM, v, key, subjects=["discord:42"], guilds=["g1"])
     assert user_p("discord:42") in wide.partitions
     assert guild_p("discord:g1") in wide.partitions

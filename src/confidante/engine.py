@@ -32,6 +32,7 @@ from .errors import (
     AccessDenied,
     AmbiguousId,
     ConcurrentChange,
+    ConfidanteError,
     EmptyText,
     IntegrityError,
     InvalidContext,
@@ -39,14 +40,16 @@ from .errors import (
     MasterKeyMissing,
     NotFound,
 )
-from .model import Context, Fact, Hit, OriginKind, Scope, Tier, normalize_actor
+from .model import Context, Fact, Hit, OriginKind, Scope, Surface, Tier, normalize_actor
 from .policy import PartitionRef, Viewer
 from .privacy import guard
 from .privacy.metadata import check_metadata
 from .recall.cache import PartitionCache, grown_bytes
 from .recall.filters import Predicate, compile_filters
 from .recall.index import IndexedFact, PartitionIndex
+from .recall.names import NameMatcher
 from .recall.ranking import BM25, Candidates, Pipeline, Ranker
+from .recall.reading import Reading, sealed_reading
 from .store import EventRow, FactRow, PartitionRow, Store
 from .store.postgres import PostgresStore, is_postgres_url
 from .store.sqlite import SQLiteStore
@@ -54,6 +57,7 @@ from .vault.crypto import key_file_for, new_key, parse_master_key, read_key_file
 from .vault.keyfile import KeyFile
 from .vault.keyring import Keyring
 from .vault.records import Opened, from_ms, open_record, scope_of, seal_fact, to_ms
+from .vault.spaces import SPACES_META, read_spaces
 
 log = logging.getLogger("confidante.engine")
 
@@ -64,6 +68,9 @@ MAX_PREFIX_MATCHES = 1000
 OWNERS_META = "owners"
 MAX_TEXT_CHARS = 20_000
 HISTORY_KEPT = 20  # earlier texts of an updated fact, sealed with it (`Memory.history`)
+NAME_KIND = "display-name"  # a directory fact: the name a person was seen with
+NAMES_REFRESH = timedelta(days=1)  # a name seen again is written again at most this often
+_NAMES_KEY = "names"  # a directory index's name matcher, in its extras
 WRITE_RETRIES = 8  # a write whose partition key changed under it (forget, re-key) starts over
 MAX_TTL = timedelta(days=MAX_TTL_DAYS)
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -112,6 +119,7 @@ class Engine:
         self.cache = PartitionCache(int(self.settings.cache_mb * 1024 * 1024))
         self._lock = threading.RLock()
         self.pipeline = Pipeline(rankers or default_rankers(self.settings))
+        self._names_noted: dict[tuple[str | None, str, str], datetime] = {}
 
     # -- opening -------------------------------------------------------------------------------
     @classmethod
@@ -207,9 +215,106 @@ class Engine:
         return ids
 
     def viewer(self, ctx: Context, query: str = "") -> Viewer:
+        """The context as the read rule sees it: with the shared spaces open to it and, for
+        a query, the people it names (by id, mention, or a display name in the directory
+        this context may read). Display names the context carries are noted first."""
         if not isinstance(ctx, Context):
             raise InvalidContext("a Context is required (use Context.dm(...), Context.guild(...))")
-        return policy.viewer(ctx, self.owners, self.keys.key, query=query)
+        spaces = self.spaces_open(ctx).values()
+        if ctx.names:
+            self._note_names(ctx)
+        v = policy.viewer(ctx, self.owners, self.keys.key, query=query, spaces=spaces)
+        if query.strip():
+            named = self._named_people(v, ctx, query)
+            if named:
+                v = policy.viewer(
+                    ctx, self.owners, self.keys.key, query=query, named=named, spaces=spaces
+                )
+        return v
+
+    # -- shared spaces and the people directory --------------------------------------------------
+    def spaces(self) -> dict[str, policy.Space]:
+        """Every shared space (name -> id and members), as the registry holds it now: a
+        member removed elsewhere reads nothing more from the next operation on."""
+        return read_spaces(self.sealed_meta(SPACES_META))
+
+    def spaces_open(self, ctx: Context) -> dict[str, str]:
+        """The shared spaces (name -> id) `ctx` may read and write (`policy.spaces_open_to`)."""
+        return policy.spaces_open_to(ctx, self.owners, self.spaces())
+
+    def _note_names(self, ctx: Context) -> None:
+        """Keep the display names `ctx` carries in the directory: a community's names in
+        that community's, every other in the private one (owner-only). Each is a sealed
+        fact about that person, forgotten with them; one seen again is refreshed, at most
+        once a day. A name the guard refuses (it holds an e-mail, say) is not kept."""
+        group = ctx.surface is Surface.GROUP_DM
+        community = ctx.community if ctx.surface in policy.GUILD_SURFACES else None
+        now = self.now()
+        for actor, name in ctx.names:
+            seen = (community, actor, name)
+            last = self._names_noted.get(seen)
+            if last is not None and now - last < NAMES_REFRESH:
+                continue
+            try:
+                guarded = guard.check_text(name, Scope.DIRECTORY)
+            except ConfidanteError:
+                self._names_noted[seen] = now
+                continue
+            target = policy.WriteTarget(
+                Scope.DIRECTORY, subject=actor, community=community, group=group
+            )
+            self._write(
+                ctx,
+                target,
+                [guarded],
+                [({}, ())],
+                kind=NAME_KIND,
+                source_skill=None,
+                confidence=1.0,
+                ttls=[None],
+                born=None,
+                author=actor,
+                embed=False,
+            )
+            if len(self._names_noted) > 10_000:
+                self._names_noted.clear()
+            self._names_noted[seen] = now
+
+    def _named_people(self, v: Viewer, ctx: Context, query: str) -> set[str]:
+        """The people `query` names by a display name this context may know: those in the
+        directories `policy.directory_pool` opens to it, and the names `ctx` carries."""
+        pool = policy.directory_pool(v)
+        if not pool.partitions and not pool.all_of:
+            return set()
+        entries = [(name, actor) for actor, name in ctx.names]
+        matchers = [NameMatcher(entries)] if entries else []
+        for c in self.candidates(v, pool):
+            matcher = c.index.extras.get(_NAMES_KEY)
+            if not isinstance(matcher, NameMatcher):
+                alive = c.index.mask(policy.Grant(c.index.ref), to_ms(self.now()))
+                matcher = NameMatcher(
+                    (f.fact.text, f.fact.subject)
+                    for f, ok in zip(c.index.facts, alive, strict=True)
+                    if ok and f.fact.subject
+                )
+                c.index.extras[_NAMES_KEY] = matcher
+            matchers.append(matcher)
+        return set().union(*(m.named_in(query) for m in matchers)) if matchers else set()
+
+    def people(self, ctx: Context) -> dict[str, list[str]]:
+        """The people directory, for the owner in private: each person (actor) and the
+        display names they were seen with, most recent first."""
+        v = self.require_owner_private(ctx)
+        seen: dict[str, list[tuple[int, str]]] = {}
+        for c in self.candidates(v, policy.directory_pool(v)):
+            for i in np.flatnonzero(c.mask):
+                f = c.index.facts[i]
+                if f.fact.subject:
+                    seen.setdefault(f.fact.subject, []).append((f.created_ms, f.fact.text))
+        return {
+            actor: list(dict.fromkeys(name for _, name in sorted(names, reverse=True)))
+            for actor, names in sorted(seen.items())
+        }
 
     def deny(self, ctx: Context, code: str, scope: str | None) -> None:
         """Invariant 11: every denial is recorded (code, scope, surface, time; no content)."""
@@ -230,6 +335,7 @@ class Engine:
     def invalidate(self, pid: str | None = None) -> None:
         if pid is None:
             self.cache.clear()
+            self._names_noted.clear()  # a forgotten person's names are noted anew
         else:
             self.cache.pop(pid)
 
@@ -397,7 +503,7 @@ class Engine:
             raise InvalidInput("embed_context must be an integer between 0 and 10")
         self.viewer(ctx)
         try:
-            target = policy.resolve_write(ctx, self.owners, namespace)
+            target = policy.resolve_write(ctx, self.owners, namespace, self.spaces_open(ctx))
         except AccessDenied as e:
             self.deny(ctx, e.code, e.scope)
             raise
@@ -408,7 +514,39 @@ class Engine:
             source_skill = guard.check_label(source_skill, "source_skill", public=public)
         guarded = [guard.check_text(t, target.scope, self.settings.privacy_mode) for t in clean]
         checked = [check_metadata(m, target.scope, self.settings.privacy_mode) for m in metas]
+        return self._write(
+            ctx,
+            target,
+            guarded,
+            checked,
+            kind=kind,
+            source_skill=source_skill,
+            confidence=confidence,
+            ttls=ttls,
+            born=born,
+            embed_context=embed_context,
+        )
 
+    def _write(
+        self,
+        ctx: Context,
+        target: policy.WriteTarget,
+        guarded: Sequence[guard.Guarded],
+        checked: Sequence[tuple[dict[str, Any], tuple[str, ...]]],
+        *,
+        kind: str,
+        source_skill: str | None,
+        confidence: float,
+        ttls: Sequence[timedelta | None],
+        born: list[datetime] | None,
+        embed_context: int = 0,
+        author: str | None = None,
+        embed: bool = True,
+    ) -> list[Fact]:
+        """Store texts the policy and the guard have passed, as written in `ctx` (by
+        `author`: the context's actor unless given), in one transaction; the same sentence
+        already here is refreshed instead (see `remember_many`)."""
+        author = author or ctx.actor
         ref = policy.write_partition(target, self.keys.key)
         origin_kind, origin_raw = policy.origin_of(ctx, self.owners)
         _, origin_key = policy.keyed_origin(ctx, self.owners, self.keys.key)
@@ -418,15 +556,19 @@ class Engine:
         lifetimes = [default_ttl if t is None else t for t in ttls]
         expiries = [b + life for b, life in zip(born, lifetimes, strict=True)]
         texts = [g.text for g in guarded]
-        vectors = self._embed(
-            [" ".join(texts[max(0, i - embed_context) : i + 1]) for i in range(len(texts))],
-            full=len(texts) > 1,  # one text: a cheaper first reading (`Semantic`)
+        vectors = (
+            None
+            if not embed
+            else self._embed(
+                [" ".join(texts[max(0, i - embed_context) : i + 1]) for i in range(len(texts))],
+                full=len(texts) > 1,  # one text: a cheaper first reading (`Semantic`)
+            )
         )
         # One timestamp for an undated batch, so ids in ascending order keep the texts' order:
         # the store reads a partition by (created, id), and a transcript's lines stay in
         # sequence. Dated history is ordered by its dates.
         ids = sorted(uuid.uuid4().hex for _ in guarded)
-        author_key = self.keys.key("actor", ctx.actor) if ctx.actor else None
+        author_key = self.keys.key("actor", author) if author else None
         text_keys = [
             self.keys.key(
                 "text",
@@ -457,7 +599,7 @@ class Engine:
                 subject=target.subject,
                 community=target.community,
                 origin=f"{origin_kind.value}:{origin_raw}" if origin_raw else origin_kind.value,
-                author=ctx.actor,
+                author=author,
                 tier=Tier.INTERNAL,
                 kind=kind,
                 source_skill=source_skill,
@@ -766,14 +908,14 @@ class Engine:
                 size = self.cache.size(row.id)
                 self.cache.put(grown, None if size is None else grown_bytes(size, cached, grown))
                 return grown
-        facts, skipped = self._open_all(row.id, dk)
+        facts, readings, skipped = self._open_all(row.id, dk)
         if skipped:
             # Re-keyed by another process since `row` was read? Then read it all again.
             stored = self.store.get_partitions([row.id])
             if stored and stored[0].wrapped_key not in (None, row.wrapped_key):
                 return self._load_index(stored[0])
             log.warning("%d stored rows failed to open and were skipped (see audit)", skipped)
-        index = PartitionIndex(partition_ref(row.id), row.version, facts, key_id)
+        index = PartitionIndex(partition_ref(row.id), row.version, facts, key_id, readings)
         if cached is not None:
             index.inherit(cached)
         for r in self.pipeline.rankers:
@@ -795,13 +937,15 @@ class Engine:
         changed = self._additions(cached)
         if not changed or len(changed) > max(64, len(cached.facts)):
             return None
-        added = []
+        added, readings = [], []
         for r in changed:
             try:
-                added.append(_indexed(*_open(dk, r)))
+                opened, r = _open(dk, r)
             except IntegrityError:
                 return None  # sealed under another key meanwhile: read it all again
-        grown = cached.extended(row.version, added)
+            added.append(_indexed(opened, r))
+            readings.append(sealed_reading(opened.reading))
+        grown = cached.extended(row.version, added, readings)
         for r in self.pipeline.rankers:
             extend = getattr(r, "extend", None)
             prepare = getattr(r, "prepare", None)
@@ -812,15 +956,22 @@ class Engine:
         grown.previous = None
         return grown
 
-    def _open_all(self, pid: str, dk: bytes) -> tuple[list[IndexedFact], int]:
-        facts = []
+    def _open_all(
+        self, pid: str, dk: bytes
+    ) -> tuple[list[IndexedFact], list[Reading | None], int]:
+        """The partition's facts, the readings sealed with them (`recall.reading`), and how
+        many rows did not open."""
+        facts, readings = [], []
         skipped = 0
         for r in self.store.facts_in(pid):
             try:
-                facts.append(_indexed(*_open(dk, r)))
+                opened, r = _open(dk, r)
             except IntegrityError:
                 skipped += 1  # tampered, or sealed under a key that is gone: never shown
-        return facts, skipped
+                continue
+            facts.append(_indexed(opened, r))
+            readings.append(sealed_reading(opened.reading))
+        return facts, readings, skipped
 
     def candidates(
         self, v: Viewer, pool: policy.Pool, where: Predicate | None = None

@@ -282,6 +282,9 @@ ERROR_CODES: dict[str, ErrorDoc] = {
         "a filters object with an unknown operator or a malformed value",
         "unknown operator in the filter on category",
     ),
+    "space_exists": _doc(
+        422, "creating a space whose name is taken", "a space with that name exists"
+    ),
     "agent_key_exists": _doc(
         422, "an agent key with that name exists", "an agent key with that name exists"
     ),
@@ -325,6 +328,12 @@ ERROR_CODES: dict[str, ErrorDoc] = {
         "only the owner, in a private context, may write about someone else",
     ),
     "unknown_namespace": _doc(403, "a namespace that does not exist", "unknown namespace"),
+    "not_a_member": _doc(
+        403,
+        "a write to a shared space that does not exist or is not open here (only its members, "
+        "in their DMs or group chats of members only, and the owner in private)",
+        "not a member of that space here",
+    ),
     "namespace_required": _doc(
         403,
         "a context without a default namespace (general dashboard, background)",

@@ -9,14 +9,14 @@ object, so the services depend on the engine and never the other way round.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from .engine import Engine
 from .model import Context, Scope
-from .services import audit, history, lifecycle, paging, prompt
+from .services import audit, history, lifecycle, paging, prompt, spaces
 from .services.history import Version
 from .services.paging import HitPage, Page
 
@@ -120,6 +120,31 @@ class Memory(Engine):
         """The versions a fact went through, oldest first: the facts it superseded that
         `ctx` may see, its first text, and every update (NotFound where `get` is)."""
         return history.history(self, ctx, fact_id)
+
+    # -- shared spaces ---------------------------------------------------------------------
+    def create_space(
+        self, ctx: Context, name: str, members: Iterable[str] = ()
+    ) -> dict[str, object]:
+        """A shared space (a household, a team) with these members (the owner, in private).
+        Members write to it with namespace `shared:<name>` and read it in their DMs and in
+        group chats of members only."""
+        return spaces.create_space(self, ctx, name, members)
+
+    def add_member(self, ctx: Context, space: str, actor: str) -> dict[str, object]:
+        """Let `actor` into a space (the owner, in private)."""
+        return spaces.add_member(self, ctx, space, actor)
+
+    def remove_member(self, ctx: Context, space: str, actor: str) -> dict[str, object]:
+        """Take `actor` out of a space: from the next operation on, they read nothing of it."""
+        return spaces.remove_member(self, ctx, space, actor)
+
+    def delete_space(self, ctx: Context, space: str) -> dict[str, int]:
+        """Erase a space, its facts and its key (the owner, in private)."""
+        return spaces.delete_space(self, ctx, space)
+
+    def list_spaces(self, ctx: Context) -> list[dict[str, object]]:
+        """Every space and its members (the owner, in private)."""
+        return spaces.list_spaces(self, ctx)
 
     def prompt_context(
         self, ctx: Context, query: str, max_tokens: int = 800, *, history: bool = False

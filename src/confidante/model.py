@@ -142,6 +142,20 @@ def guild_session(community: str, channel: str | None) -> SessionKey:
     return session_key("guild", community, channel)
 
 
+def _about(actor: str, guild: str | None) -> str | None:
+    """The community an owner-private context asks about: a guild id on the actor's platform
+    (or qualified, `slack:T1`), `group:CHAT` for a group chat (kept as `group:platform:id`)."""
+    if guild is None:
+        return None
+    if not isinstance(guild, str):
+        raise InvalidContext("about_guild must be a guild id")
+    platform, _ = parse_actor(actor)
+    group = guild.startswith("group:")
+    ident = _check_id(guild[len("group:") :] if group else guild, "about_guild")
+    community = community_id(platform, ident, any_platform=True)
+    return f"group:{community}" if group else community
+
+
 def _named(kind: str, where: str, session: str | SessionKey | None) -> SessionKey | None:
     """A constructor's `session=`: a `SessionKey` as built, a plain name made a key of its
     own inside this context (`Context.dm(a, session="t")` never reaches another's)."""
@@ -181,6 +195,10 @@ class Scope(StrEnum):
     GUILD = "guild"
     SESSION = "session"
     GLOBAL = "global"
+    SHARED = "shared"  # a shared space: a household, a team (`Memory.create_space`)
+    # the people directory: display names seen in a community (one partition each) or in
+    # private (one partition); read to know who a query names, never listed or recalled
+    DIRECTORY = "directory"
 
 
 class Tier(StrEnum):
@@ -201,12 +219,46 @@ class OriginKind(StrEnum):
 
 
 _SPEC_FIELDS: dict[str, frozenset[str]] = {
-    "dm": frozenset({"actor"}),
-    "guild_text": frozenset({"actor", "guild", "channel", "participants"}),
-    "guild_voice": frozenset({"actor", "guild", "channel", "participants"}),
-    "group_dm": frozenset({"actor", "chat", "participants"}),
+    "dm": frozenset({"actor", "names", "about_guild"}),
+    "guild_text": frozenset({"actor", "guild", "channel", "participants", "names"}),
+    "guild_voice": frozenset({"actor", "guild", "channel", "participants", "names"}),
+    "group_dm": frozenset({"actor", "chat", "participants", "names"}),
     "background": frozenset({"task"}),
 }
+MAX_NAMES = 64  # display names one context may carry
+MAX_NAME_CHARS = 64
+
+Names = tuple[tuple[str, str], ...]
+
+
+def display_names(names: Mapping[str, str] | Iterable[tuple[str, str]] | None) -> Names:
+    """The display names a context carries (`{actor: name}`), checked: each actor is
+    `platform:id`, each name one line of 1-64 visible characters. Sorted, so equal names
+    make equal contexts."""
+    if not names:
+        return ()
+    pairs = list(names.items()) if isinstance(names, Mapping) else list(names)
+    if len(pairs) > MAX_NAMES:
+        raise InvalidContext(f"a context carries at most {MAX_NAMES} display names")
+    out: dict[str, str] = {}
+    for pair in pairs:
+        if not isinstance(pair, tuple | list) or len(pair) != 2:
+            raise InvalidContext("names map actors (platform:id) to display names")
+        actor, name = pair
+        if not isinstance(name, str):
+            raise InvalidContext("a display name must be a string")
+        shown = " ".join(name.split())
+        if (
+            not shown
+            or len(shown) > MAX_NAME_CHARS
+            or not _encodable(shown)
+            or any(unicodedata.category(c) in ("Cc", "Cf") for c in shown)
+        ):
+            raise InvalidContext(
+                f"a display name is one line of 1-{MAX_NAME_CHARS} visible characters"
+            )
+        out[normalize_actor(actor)] = shown
+    return tuple(sorted(out.items()))
 
 
 def _need(spec: Mapping[str, Any], name: str) -> str:
@@ -227,6 +279,13 @@ class Context:
     participants: tuple[str, ...] = ()
     session: str | None = None
     task: str | None = None
+    # Display names the platform shows here ({actor: name}), for the people directory: the
+    # actor's own, the participants', people mentioned. Never identity: who is who comes
+    # from the actor ids alone.
+    names: Names = ()
+    # An owner-private context tied to a community (`Context.dm(owner, about_guild="g1")`):
+    # the owner asking about that guild; its memory joins the owner's recall pool.
+    about: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.surface, Surface):
@@ -241,6 +300,13 @@ class Context:
         )
         if self.session is not None and not isinstance(self.session, SessionKey):
             raise InvalidContext("a session key comes from model.session_key (or a constructor)")
+        object.__setattr__(self, "names", display_names(self.names))
+        if self.about is not None and self.surface not in (
+            Surface.DM,
+            Surface.LOCAL,
+            Surface.OWNER_DASHBOARD,
+        ):
+            raise InvalidContext("only a DM, local or owner dashboard context asks about a guild")
 
     @property
     def platform(self) -> str | None:
@@ -248,10 +314,24 @@ class Context:
 
     # Constructors: the only supported way to build each kind of context.
     @classmethod
-    def dm(cls, actor: str, *, session: str | SessionKey | None = None) -> Context:
+    def dm(
+        cls,
+        actor: str,
+        *,
+        session: str | SessionKey | None = None,
+        names: Mapping[str, str] | None = None,
+        about_guild: str | None = None,
+    ) -> Context:
+        """A direct message. `about_guild`: the owner, in their DM, asking about a community
+        (a guild id, `group:CHAT` for a group chat); it counts only in owner-private
+        contexts."""
         actor = normalize_actor(actor)
         return cls(
-            Surface.DM, actor, session=_named("dm", actor, session) or session_key("dm", actor)
+            Surface.DM,
+            actor,
+            session=_named("dm", actor, session) or session_key("dm", actor),
+            names=display_names(names),
+            about=_about(actor, about_guild),
         )
 
     @classmethod
@@ -264,6 +344,7 @@ class Context:
         participants: Iterable[str] = (),
         voice: bool = False,
         session: str | SessionKey | None = None,
+        names: Mapping[str, str] | None = None,
     ) -> Context:
         actor = normalize_actor(actor)
         platform, _ = parse_actor(actor)
@@ -277,6 +358,7 @@ class Context:
             channel=channel,
             participants=tuple(participants),
             session=_named("guild", community, session) or guild_session(community, channel),
+            names=display_names(names),
         )
 
     @classmethod
@@ -287,6 +369,7 @@ class Context:
         *,
         participants: Iterable[str] = (),
         session: str | SessionKey | None = None,
+        names: Mapping[str, str] | None = None,
     ) -> Context:
         actor = normalize_actor(actor)
         platform, _ = parse_actor(actor)
@@ -297,16 +380,24 @@ class Context:
             community=community,
             participants=tuple(participants),
             session=_named("group", community, session) or session_key("group", community),
+            names=display_names(names),
         )
 
     @classmethod
-    def owner_dashboard(cls, actor: str, *, session: str | SessionKey | None = None) -> Context:
+    def owner_dashboard(
+        cls,
+        actor: str,
+        *,
+        session: str | SessionKey | None = None,
+        about_guild: str | None = None,
+    ) -> Context:
         actor = normalize_actor(actor)
         return cls(
             Surface.OWNER_DASHBOARD,
             actor,
             session=_named("owner_dashboard", actor, session)
             or session_key("owner_dashboard", actor),
+            about=_about(actor, about_guild),
         )
 
     @classmethod
@@ -314,12 +405,19 @@ class Context:
         return cls(Surface.DASHBOARD, actor)
 
     @classmethod
-    def local(cls, actor: str, *, session: str | SessionKey | None = None) -> Context:
+    def local(
+        cls,
+        actor: str,
+        *,
+        session: str | SessionKey | None = None,
+        about_guild: str | None = None,
+    ) -> Context:
         actor = normalize_actor(actor)
         return cls(
             Surface.LOCAL,
             actor,
             session=_named("local", actor, session) or session_key("local", actor),
+            about=_about(actor, about_guild),
         )
 
     @classmethod
@@ -337,23 +435,36 @@ class Context:
         fields = _SPEC_FIELDS.get(surface) if isinstance(surface, str) else None
         if fields is None:
             raise InvalidContext("this surface cannot be described by a context object")
-        for name in ("actor", "guild", "channel", "chat", "participants", "task"):
+        for name in (
+            "actor",
+            "guild",
+            "channel",
+            "chat",
+            "participants",
+            "task",
+            "names",
+            "about_guild",
+        ):
             if name not in fields and spec.get(name):
                 raise InvalidContext(f"{name} does not belong to a {surface} context")
         if surface == "background":
             return cls.background(_need(spec, "task"))
         actor = _need(spec, "actor")
+        names = spec.get("names") or None
+        if names is not None and not isinstance(names, Mapping):
+            raise InvalidContext("names must be an object of actor: display name")
         if surface == "dm":
-            return cls.dm(actor)
+            return cls.dm(actor, names=names, about_guild=spec.get("about_guild"))
         people = tuple(spec.get("participants") or ())
         if surface == "group_dm":
-            return cls.group_dm(actor, _need(spec, "chat"), participants=people)
+            return cls.group_dm(actor, _need(spec, "chat"), participants=people, names=names)
         return cls.guild(
             actor,
             _need(spec, "guild"),
             channel=spec.get("channel"),
             participants=people,
             voice=surface == "guild_voice",
+            names=names,
         )
 
     def describe(self) -> str:

@@ -12,7 +12,7 @@ forget, export) goes through it. Recall pools only choose where to look first.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from .errors import AccessDenied
@@ -44,7 +44,8 @@ AGENT_SURFACES = frozenset(
 SILO_PLATFORM = "silo"
 MEM0_PLATFORM = "mem0"  # also the Mem0 client's own: an app moved from Mem0 keeps its users
 RESERVED_PLATFORMS = frozenset({SILO_PLATFORM, MEM0_PLATFORM})
-_GUILD_SURFACES = frozenset({Surface.GUILD_TEXT, Surface.GUILD_VOICE, Surface.GROUP_DM})
+GUILD_SURFACES = frozenset({Surface.GUILD_TEXT, Surface.GUILD_VOICE, Surface.GROUP_DM})
+_GUILD_SURFACES = GUILD_SURFACES
 _NO_SESSION_SURFACES = frozenset({Surface.DASHBOARD, Surface.BACKGROUND})
 
 
@@ -103,6 +104,51 @@ def guild_partition(community: str, key: KeyFn, *, group: bool = False) -> Parti
 
 def session_partition(session: str, key: KeyFn) -> PartitionRef:
     return PartitionRef(Scope.SESSION, key("session", session))
+
+
+def space_partition(space_id: str, key: KeyFn) -> PartitionRef:
+    """A shared space's own partition, keyed by its id (never its name: a space deleted
+    and made again under the same name starts empty, under a new key)."""
+    return PartitionRef(Scope.SHARED, key("space", space_id))
+
+
+PRIVATE_DIRECTORY = PartitionRef(Scope.DIRECTORY)
+
+
+def directory_partition(community: str | None, key: KeyFn, *, group: bool = False) -> PartitionRef:
+    """Where display names are kept: those seen in a community, in that community's
+    directory; every other (a DM's, the owner's contexts'), in the private one."""
+    if community is None:
+        return PRIVATE_DIRECTORY
+    return PartitionRef(Scope.DIRECTORY, key("group" if group else "community", community))
+
+
+@dataclass(frozen=True, slots=True)
+class Space:
+    """A shared space as the registry holds it: its id and its members (raw actor ids)."""
+
+    id: str
+    members: frozenset[str]
+
+
+def spaces_open_to(
+    ctx: Context, owners: Collection[str], spaces: Mapping[str, Space]
+) -> dict[str, str]:
+    """The shared spaces (name -> id) this context may read and write: every space for
+    the owner in private; a member's, in their own DM (or non-owner `local`); in a group chat,
+    the spaces of which the actor and every participant are members; none elsewhere (a
+    guild, the dashboards, background work)."""
+    if is_owner_private(ctx, owners):
+        return {name: s.id for name, s in spaces.items()}
+    if ctx.actor is None:
+        return {}
+    if ctx.surface in (Surface.DM, Surface.LOCAL):
+        present = {ctx.actor}
+    elif ctx.surface is Surface.GROUP_DM:
+        present = {ctx.actor, *ctx.participants}
+    else:
+        return {}
+    return {name: s.id for name, s in spaces.items() if present <= s.members}
 
 
 def origin_of(ctx: Context, owners: Collection[str]) -> tuple[OriginKind, str | None]:
@@ -169,6 +215,10 @@ class Viewer:
     session_key: str | None
     relevant_keys: frozenset[str]  # actor, participants, and people the query names
     owner_keys: frozenset[str]  # the owner's own user partitions
+    named_keys: frozenset[str] = frozenset()  # people the query names (ids, mentions, names)
+    space_keys: frozenset[str] = frozenset()  # shared spaces open to this context
+    about_key: str | None = None  # the community an owner-private context asks about
+    about_group: bool = False  # ...and whether it is a group chat
 
 
 def shows_provenance(v: Viewer, scope: Scope) -> bool:
@@ -178,13 +228,28 @@ def shows_provenance(v: Viewer, scope: Scope) -> bool:
     return scope is not Scope.GLOBAL or v.owner_private
 
 
-def viewer(ctx: Context, owners: Collection[str], key: KeyFn, *, query: str = "") -> Viewer:
+def viewer(
+    ctx: Context,
+    owners: Collection[str],
+    key: KeyFn,
+    *,
+    query: str = "",
+    named: Iterable[str] = (),
+    spaces: Iterable[str] = (),
+) -> Viewer:
+    """The context as the read rule sees it. `named`: people the query names by a display
+    name (the engine resolves them in the directory this context may read); `spaces`: the
+    ids of the shared spaces open to it (`spaces_open_to`)."""
     relevant = {ctx.actor, *ctx.participants} if ctx.actor else set(ctx.participants)
+    people = actors_named_in(query, ctx.platform) | set(named)
     if ctx.surface in _GUILD_SURFACES:
-        relevant |= actors_named_in(query, ctx.platform)
+        relevant |= people
+    owner_private = is_owner_private(ctx, owners)
+    about_group = bool(ctx.about and ctx.about.startswith("group:"))
+    about = ctx.about[len("group:") :] if ctx.about and about_group else ctx.about
     return Viewer(
         surface=ctx.surface,
-        owner_private=is_owner_private(ctx, owners),
+        owner_private=owner_private,
         is_owner=is_owner(ctx.actor, owners),
         actor_key=key("actor", ctx.actor) if ctx.actor else None,
         community_key=(
@@ -199,6 +264,12 @@ def viewer(ctx: Context, owners: Collection[str], key: KeyFn, *, query: str = ""
         ),
         relevant_keys=frozenset(key("actor", a) for a in relevant if a),
         owner_keys=frozenset(key("actor", o) for o in owners),
+        named_keys=frozenset(key("actor", a) for a in people),
+        space_keys=frozenset(key("space", s) for s in spaces),
+        about_key=(
+            key("group" if about_group else "community", about) if about and owner_private else None
+        ),
+        about_group=about_group,
     )
 
 
@@ -231,6 +302,11 @@ def grant_for(v: Viewer, p: PartitionRef) -> Grant | None:
         return Grant(p) if v.session_key is not None and p.key == v.session_key else None
     if v.owner_private:
         return Grant(p)
+    if p.scope is Scope.SHARED:  # its members, in a conversation of members only
+        return Grant(p) if p.key in v.space_keys else None
+    if p.scope is Scope.DIRECTORY:  # the names seen in a community are known there
+        in_guild = v.surface in _GUILD_SURFACES and v.community_key
+        return Grant(p) if in_guild and p.key == v.community_key else None
     if v.surface in (Surface.DM, Surface.LOCAL) and v.actor_key:
         if p.scope is not Scope.USER:
             return None
@@ -279,19 +355,31 @@ def _base(v: Viewer) -> set[PartitionRef]:
 
 
 def visible_pool(v: Viewer) -> Pool:
-    """Everything this viewer may see (list, export)."""
+    """Everything this viewer may see (list, export). The directory is never listed."""
     parts = _base(v)
     if v.owner_private:
         parts.add(OWNER_PARTITION)
-        return Pool(frozenset(parts), frozenset({Scope.USER, Scope.GUILD}))
+        return Pool(frozenset(parts), frozenset({Scope.USER, Scope.GUILD, Scope.SHARED}))
     if v.surface is Surface.DASHBOARD:
         return Pool(frozenset(parts), frozenset({Scope.USER, Scope.GUILD}))
+    parts.update(PartitionRef(Scope.SHARED, k) for k in v.space_keys)
     if v.surface in (Surface.DM, Surface.LOCAL) and v.actor_key:
         parts.add(PartitionRef(Scope.USER, v.actor_key))
     elif v.surface in _GUILD_SURFACES and v.community_key:
         parts.add(PartitionRef(Scope.GUILD, v.community_key))
         parts.update(PartitionRef(Scope.USER, k) for k in v.relevant_keys)
     return Pool(frozenset(parts))
+
+
+def directory_pool(v: Viewer) -> Pool:
+    """The directories whose names this viewer may use to know who a query names: every one
+    in owner-private contexts, its own community's in a guild or group chat, none elsewhere
+    (in someone's DM, a name brings nothing)."""
+    if v.owner_private:
+        return Pool(frozenset({PRIVATE_DIRECTORY}), frozenset({Scope.DIRECTORY}))
+    if v.surface in _GUILD_SURFACES and v.community_key:
+        return Pool(frozenset({PartitionRef(Scope.DIRECTORY, v.community_key)}))
+    return Pool(frozenset())
 
 
 def recall_pool(
@@ -311,6 +399,9 @@ def recall_pool(
         return visible_pool(v)
     parts = _base(v) | {OWNER_PARTITION}
     parts.update(PartitionRef(Scope.USER, k) for k in v.owner_keys)
+    parts.update(PartitionRef(Scope.USER, k) for k in v.named_keys)  # the people it names
+    if v.about_key is not None:  # the community this context asks about
+        parts.add(PartitionRef(Scope.GUILD, v.about_key))
     parts.update(user_partition(normalize_actor(s), key) for s in subjects)
     platform = ctx.platform or ""
     for g in guilds:  # "g1", "slack:g1", or "group:chat9" for a group chat
@@ -318,7 +409,7 @@ def recall_pool(
         name = g[len("group:") :] if group else g
         community = community_id(platform, name, any_platform=True)
         parts.add(guild_partition(community, key, group=group))
-    return Pool(frozenset(parts))
+    return Pool(frozenset(parts), frozenset({Scope.SHARED}))  # and every shared space
 
 
 # --- the write rule -------------------------------------------------------------------------
@@ -338,6 +429,7 @@ class WriteTarget:
     community: str | None = None  # guild scope
     group: bool = False  # the community is a group chat
     session: str | None = None  # session scope
+    space: str | None = None  # shared scope: the space's id
 
 
 def default_namespace(ctx: Context, owners: Collection[str]) -> str:
@@ -348,8 +440,14 @@ def default_namespace(ctx: Context, owners: Collection[str]) -> str:
     raise AccessDenied("namespace_required")
 
 
-def resolve_write(ctx: Context, owners: Collection[str], namespace: str | None) -> WriteTarget:
-    """The design's write table. Raises AccessDenied with the table's codes."""
+def resolve_write(
+    ctx: Context,
+    owners: Collection[str],
+    namespace: str | None,
+    spaces: Mapping[str, str] | None = None,
+) -> WriteTarget:
+    """The design's write table. Raises AccessDenied with the table's codes. `spaces`: the
+    shared spaces open to this context (`spaces_open_to`: name -> id)."""
     if namespace is None or not str(namespace).strip():
         namespace = default_namespace(ctx, owners)
     ns = str(namespace).strip().lower()
@@ -389,6 +487,12 @@ def resolve_write(ctx: Context, owners: Collection[str], namespace: str | None) 
         if not is_owner(ctx.actor, owners):
             raise AccessDenied("owner_required", scope="global")
         return WriteTarget(Scope.GLOBAL)
+    if ns.startswith("shared:"):
+        name = str(namespace).strip()[len("shared:") :]
+        space = (spaces or {}).get(name)
+        if space is None:  # no such space, or not open here: the same answer
+            raise AccessDenied("not_a_member", scope="shared")
+        return WriteTarget(Scope.SHARED, space=space)
     raise AccessDenied("unknown_namespace")
 
 
@@ -402,6 +506,11 @@ def write_partition(target: WriteTarget, key: KeyFn) -> PartitionRef:
     if target.scope is Scope.SESSION:
         assert target.session is not None
         return session_partition(target.session, key)
+    if target.scope is Scope.SHARED:
+        assert target.space is not None
+        return space_partition(target.space, key)
+    if target.scope is Scope.DIRECTORY:
+        return directory_partition(target.community, key, group=target.group)
     return PartitionRef(target.scope)
 
 
@@ -481,12 +590,14 @@ __all__ = [
     "GLOBAL_PARTITION",
     "MEM0_PLATFORM",
     "OWNER_PARTITION",
+    "PRIVATE_DIRECTORY",
     "RESERVED_PLATFORMS",
     "SILO_PLATFORM",
     "Grant",
     "KeyFn",
     "PartitionRef",
     "Pool",
+    "Space",
     "Viewer",
     "WriteTarget",
     "actors_named_in",
@@ -494,6 +605,8 @@ __all__ = [
     "backdate_denial",
     "can_read",
     "default_namespace",
+    "directory_partition",
+    "directory_pool",
     "export_denial",
     "forget_subject_denial",
     "grant_for",
@@ -511,6 +624,8 @@ __all__ = [
     "resolve_write",
     "rewrite_denial",
     "session_partition",
+    "space_partition",
+    "spaces_open_to",
     "user_partition",
     "viewer",
     "visible_pool",

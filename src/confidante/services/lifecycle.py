@@ -46,6 +46,7 @@ from ..store.base import CLEAN, NEEDS_REKEY
 from ..store.sqlite import SQLiteStore, read_meta
 from ..vault.keyring import keycheck_opens
 from ..vault.records import Opened, open_record, reencrypt, scope_of, to_ms
+from .spaces import forget_member_everywhere
 
 if TYPE_CHECKING:
     from ..engine import Engine
@@ -245,6 +246,7 @@ def forget_subject(mem: Engine, ctx: Context, actor: str) -> dict[str, int]:
         with mem.store.stable_keys():
             doomed = {policy.user_partition(actor, key).id}
             stripped: list[FactRow] = []
+            names: list[str] = []
             for row in mem.store.facts_where(author_key=sk):
                 in_dm_session = (
                     scope_of(row.partition_id) is Scope.SESSION
@@ -252,16 +254,24 @@ def forget_subject(mem: Engine, ctx: Context, actor: str) -> dict[str, int]:
                 )
                 if in_dm_session:
                     doomed.add(row.partition_id)  # their DM session history
+                elif scope_of(row.partition_id) is Scope.DIRECTORY:
+                    names.append(row.id)  # the names they were seen with
                 elif row.partition_id not in doomed:
                     stripped.append(row)
+            names_deleted = mem.store.delete_facts(names)
             for kind in ("dm", "local", "owner_dashboard"):  # their default private sessions
                 for name in (session_key(kind, actor), legacy_session_key(kind, actor)):
                     doomed.add(policy.session_partition(name, key).id)
             mem.store.delete_archived(author_key=sk)  # expired copies of what they wrote
-            return _erase(mem, doomed, stripped)
+            result = _erase(mem, doomed, stripped)
+            result["facts_deleted"] += names_deleted
+            return result
 
     report = _retrying(erase)
     mem.invalidate()
+    left = forget_member_everywhere(mem, actor)  # their raw id leaves the spaces' registry
+    if left and v.owner_private:
+        report["spaces_left"] = left
     report.update(finish_erasure(mem))
     # Counts would tell someone how much the owner noted about them in private.
     return report if v.owner_private else {"forgotten": 1}
@@ -277,10 +287,11 @@ def forget_guild(mem: Engine, ctx: Context, guild: str) -> dict[str, int]:
     name = guild[len("group:") :] if group else guild
     community = community_id(ctx.platform or "", name, any_platform=True)
     ref = policy.guild_partition(community, mem.keys.key, group=group)
+    names = policy.directory_partition(community, mem.keys.key, group=group)
 
     def erase() -> dict[str, int]:
         with mem.store.stable_keys():  # all or nothing, like forget_subject
-            doomed = {ref.id}
+            doomed = {ref.id, names.id}  # its memory, and the names seen there
             learned_there = mem.store.facts_where(origin_key=ref.key)
             doomed |= {
                 r.partition_id for r in learned_there if scope_of(r.partition_id) is Scope.SESSION
@@ -296,6 +307,20 @@ def forget_guild(mem: Engine, ctx: Context, guild: str) -> dict[str, int]:
     mem.invalidate()
     result.update(finish_erasure(mem))
     return result
+
+
+def erase_partitions(mem: Engine, doomed: set[str]) -> dict[str, int]:
+    """Destroy whole partitions (a shared space): their facts, archive and keys, in one
+    transaction, then complete the erasure as forgetting a person does."""
+    result = _retrying(lambda: _in_stable_keys(mem, doomed))
+    mem.invalidate()
+    result.update(finish_erasure(mem))
+    return result
+
+
+def _in_stable_keys(mem: Engine, doomed: set[str]) -> dict[str, int]:
+    with mem.store.stable_keys():
+        return _erase(mem, doomed, [])
 
 
 def _erase(mem: Engine, doomed: set[str], stripped: list[FactRow]) -> dict[str, int]:
