@@ -174,6 +174,9 @@ def stem(word: str, lang: str = "en") -> str:
     return out if out.isascii() else _unaccent(out)
 
 
+_stem = stem.__wrapped__  # the same, without the memo
+
+
 def forget_words() -> None:
     """Empty the stem memo: called when decrypted partitions leave memory (evicted, stale,
     forgotten), so no word of theirs outlives them here."""
@@ -192,8 +195,10 @@ def _cjk_terms(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)] + chars
 
 
-def terms(text: str) -> list[str]:
-    """The keyword terms of a text, in order (repeats kept: they are term frequencies)."""
+def terms(text: str, *, memo: bool = True) -> list[str]:
+    """The keyword terms of a text, in order (repeats kept: they are term frequencies).
+    `memo=False`: stemmed without the memo (a text read to be sealed, `recall.reading`)."""
+    stem_ = stem if memo else _stem
     folded = fold(text)
     runs = _RUN.findall(folded)
     lang = _language(runs, folded)
@@ -207,7 +212,7 @@ def terms(text: str) -> list[str]:
         elif len(r) > _LONGEST_STEMMED:  # keep the stem cache small
             out.append(r)
         elif lang == "en" and r in IRREGULAR:  # "went" meets "go", "bought" "buy"
-            out.append(stem(IRREGULAR[r], lang))
+            out.append(stem_(IRREGULAR[r], lang))
         else:
-            out.append(stem(r, lang))
+            out.append(stem_(r, lang))
     return out

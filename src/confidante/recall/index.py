@@ -11,14 +11,15 @@ its old text stays in memory. Nothing here is ever written to disk.
 from __future__ import annotations
 
 import threading
-from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import InitVar, dataclass, field
 
 import numpy as np
 
 from ..model import Fact, OriginKind
 from ..policy import Grant, PartitionRef
-from .analysis import asking, speaker, stem, terms
+from .analysis import stem, terms
+from .reading import Reading, read
 from .supersession import Claim, claim, superseded
 
 __all__ = ["IndexedFact", "Lines", "PartitionIndex", "stem", "tokenize"]
@@ -83,9 +84,13 @@ class Lines:
     )
 
 
+_UNREAD = object()  # a claim not read yet (a fact sealed without its reading)
+
+
 @dataclass
 class _Read:
-    """What the index reads out of a run of facts (rows `first`, `first + 1`, ...)."""
+    """What the index reads out of a run of facts (rows `first`, `first + 1`, ...): from the
+    reading sealed with each fact (`recall.reading`), or from its text when it has none."""
 
     lengths: np.ndarray
     asks: np.ndarray
@@ -93,25 +98,40 @@ class _Read:
     expires: np.ndarray
     postings: dict[str, tuple[np.ndarray, np.ndarray]]
     spoken_by: dict[str, np.ndarray]
+    claims: list[object]  # Claim | None per fact, or _UNREAD where its text was read now
 
     @classmethod
-    def of(cls, facts: list[IndexedFact], first: int = 0) -> _Read:
+    def of(
+        cls,
+        facts: Sequence[IndexedFact],
+        first: int = 0,
+        readings: Sequence[Reading | None] | None = None,
+    ) -> _Read:
         n = len(facts)
-        lengths = np.zeros(n, dtype=np.float32)
-        post: dict[str, list[tuple[int, int]]] = defaultdict(list)
-        spoken: dict[str, list[int]] = defaultdict(list)
         asks = np.zeros(n, dtype=np.float32)
+        claims: list[object] = [_UNREAD] * n
+        # every (term, count) of every fact, flat: postings are cut out of it by sorting
+        words: list[str] = []
+        counts: list[int] = []
+        per_fact = np.zeros(n, dtype=np.int64)
+        spoken: dict[str, list[int]] = {}
         for i, f in enumerate(facts):
-            row = first + i
-            line = speaker(f.fact.text)
-            if line is not None:
-                for term in set(tokenize(line[0])):
-                    spoken[term].append(row)
-            asks[i] = asking(f.fact.text if line is None else line[1])
-            terms = Counter(tokenize(f.fact.text))
-            lengths[i] = sum(terms.values())
-            for term, tf in terms.items():
-                post[term].append((row, tf))
+            r = None if readings is None else readings[i]
+            if r is None:  # sealed before readings were kept: its claim is read when asked
+                r = read(f.fact.text, claims=False)
+            else:
+                claims[i] = r.claim
+            w = r.terms
+            words.extend(w)
+            counts.extend(w.values())
+            per_fact[i] = len(w)
+            if r.asks:
+                asks[i] = r.asks
+            for term in r.spoken:
+                spoken.setdefault(term, []).append(first + i)
+        rows = np.repeat(np.arange(first, first + n, dtype=np.int32), per_fact)
+        tf = np.asarray(counts, dtype=np.float32)
+        lengths = np.bincount(rows - first, weights=tf, minlength=n).astype(np.float32)
         return cls(
             lengths=lengths,
             asks=asks,
@@ -119,15 +139,25 @@ class _Read:
             expires=np.fromiter(
                 (f.expires_ms if f.expires_ms is not None else _NEVER for f in facts), np.int64, n
             ),
-            postings={
-                t: (
-                    np.fromiter((i for i, _ in p), np.int32, len(p)),
-                    np.fromiter((c for _, c in p), np.float32, len(p)),
-                )
-                for t, p in post.items()
-            },
-            spoken_by={t: np.asarray(rows, dtype=np.int64) for t, rows in spoken.items()},
+            postings=_postings(words, rows, tf),
+            spoken_by={t: np.asarray(r, dtype=np.int64) for t, r in spoken.items()},
+            claims=claims,
         )
+
+
+def _postings(
+    words: list[str], rows: np.ndarray, tf: np.ndarray
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """term -> (its rows ascending, its counts there), from flat (term, row, count) triples
+    in row order."""
+    ids: dict[str, int] = {}
+    code = np.fromiter((ids.setdefault(w, len(ids)) for w in words), np.int64, len(words))
+    order = np.argsort(code, kind="stable")  # stable: rows stay ascending within a term
+    bounds = np.searchsorted(code[order], np.arange(len(ids) + 1))
+    rows, tf = rows[order], tf[order]
+    return {
+        w: (rows[bounds[k] : bounds[k + 1]], tf[bounds[k] : bounds[k + 1]]) for w, k in ids.items()
+    }
 
 
 def _joined_postings(
@@ -164,8 +194,10 @@ class PartitionIndex:
     _by_conversation: np.ndarray = field(init=False)  # rows by conversation, then written order
     _conversation_ids: ConversationIds = field(init=False, default_factory=dict)
     _lines: dict[bytes, Lines | None] = field(init=False, default_factory=dict)
-    _claims: list[Claim | None] | None = field(init=False, default=None)  # rows read so far
+    # each fact's claim, or _UNREAD (sealed without its reading: read when first asked for)
+    _claims: list[object] = field(init=False, default_factory=list)
     _has_claim: np.ndarray = field(init=False, default_factory=lambda: np.zeros(0, bool))
+    _unread: list[int] | None = field(init=False, default=None)  # rows of _UNREAD, once found
     _author_keys: list[str | None] = field(init=False, default_factory=list)
     _inherited: dict[str, Claim | None] = field(init=False, default_factory=dict)
     # The older version this index replaces, while rankers prepare it (`inherit`): they may
@@ -175,16 +207,26 @@ class PartitionIndex:
     _lines_lock: threading.Lock = field(init=False, default_factory=threading.Lock)
     _masks: dict[Grant, np.ndarray] = field(init=False, default_factory=dict)
     extras: dict[str, object] = field(init=False, default_factory=dict)  # other rankers' data
+    # The readings sealed with the facts (`recall.reading`), None where a fact has none:
+    # read once, here, and not kept.
+    readings: InitVar[Sequence[Reading | None] | None] = None
 
-    def __post_init__(self) -> None:
-        read = _Read.of(self.facts)
+    def __post_init__(self, readings: Sequence[Reading | None] | None) -> None:
+        read = _Read.of(self.facts, 0, readings)
+        self._claims = read.claims
+        self._has_claim = _has_claim(read.claims)
         self.lengths, self.asks = read.lengths, read.asks
         self.created, self.expires = read.created, read.expires
         self.postings, self.spoken_by = read.postings, read.spoken_by
         self.conversation = conversation_keys(self.facts, self._conversation_ids)
         self._by_conversation = np.lexsort((np.arange(len(self.facts)), self.conversation))
 
-    def extended(self, version: int, added: list[IndexedFact]) -> PartitionIndex:
+    def extended(
+        self,
+        version: int,
+        added: list[IndexedFact],
+        readings: Sequence[Reading | None] | None = None,
+    ) -> PartitionIndex:
         """This index with `added` appended (rows written since): what was read of the facts
         already here is kept, so catching up costs what is new. The other readers' masks
         are extended too; per-reader views (`lines`, `superseded`) are made again when
@@ -192,7 +234,7 @@ class PartitionIndex:
         if not added:
             raise ValueError("nothing to add")
         first = len(self.facts)
-        read = _Read.of(added, first)
+        read = _Read.of(added, first, readings)
         grown = PartitionIndex.__new__(PartitionIndex)
         grown.ref, grown.version, grown.key_id = self.ref, version, self.key_id
         grown.facts = [*self.facts, *added]
@@ -212,8 +254,10 @@ class PartitionIndex:
         grown._by_conversation = np.lexsort((np.arange(len(grown.facts)), grown.conversation))
         grown._lines, grown._superseded, grown.extras = {}, {}, {}
         grown._lines_lock = threading.Lock()
-        # read so far: never changed in place, so sharing them with `self` is safe
-        grown._claims, grown._has_claim = self._claims, self._has_claim
+        # never changed in place, so sharing what `self` read with `grown` is safe
+        grown._claims = [*self._claims, *read.claims]
+        grown._has_claim = np.concatenate((self._has_claim, _has_claim(read.claims)))
+        grown._unread = None
         grown._author_keys = self._author_keys
         grown._inherited = self._inherited
         grown._masks = {
@@ -260,14 +304,14 @@ class PartitionIndex:
         """Reuse what an older version of this partition's index already read (the claims of
         facts whose text is unchanged), so a write does not make every fact be read again."""
         self.previous = previous
-        if previous._claims is not None:
+        if _UNREAD in self._claims:
             # Only facts still here with the same text: nothing of a forgotten or rewritten
             # fact lives on in the new index.
             here = {f.fact.id: f.fact.text for f in self.facts}
             self._inherited = {
                 f.fact.id: c
                 for f, c in zip(previous.facts, previous._claims, strict=False)
-                if here.get(f.fact.id) == f.fact.text
+                if c is not _UNREAD and here.get(f.fact.id) == f.fact.text
             }
 
     def superseded(self, visible: np.ndarray) -> np.ndarray | None:
@@ -298,24 +342,20 @@ class PartitionIndex:
         return found
 
     def _read_claims(self) -> list[Claim | None]:
-        """Every fact's claim (`recall.supersession.claim`), read once: facts appended since
-        the last read are read now, and facts an older version of this index had read with
-        the same text are not read again."""
-        have = self._claims or []
-        if len(have) < len(self.facts):
+        """Every fact's claim (`recall.supersession.claim`): sealed with it, or, for a fact
+        sealed without its reading, read from its text once, when first asked for (or kept
+        from an older version of this index that read the same text)."""
+        if self._unread is None:
+            self._unread = [i for i, c in enumerate(self._claims) if c is _UNREAD]
+        if self._unread:
             known = self._inherited
-            new = [
-                known[f.fact.id] if f.fact.id in known else claim(f.fact.text)
-                for f in self.facts[len(have) :]
-            ]
-            self._claims = [*have, *new]
-            self._has_claim = np.concatenate(
-                (self._has_claim[: len(have)], np.fromiter((c is not None for c in new), bool))
-            )
-            if len(self._claims) == len(self.facts):
-                self._inherited = {}
-        assert self._claims is not None
-        return self._claims
+            claims = list(self._claims)
+            for i in self._unread:
+                f = self.facts[i].fact
+                claims[i] = known[f.id] if f.id in known else claim(f.text)
+            self._claims, self._has_claim = claims, _has_claim(claims)
+            self._unread, self._inherited = [], {}
+        return self._claims  # type: ignore[return-value]
 
     def _authors(self) -> list[str | None]:
         if len(self._author_keys) < len(self.facts):
@@ -339,6 +379,10 @@ class PartitionIndex:
             m = _admits(grant, self.facts)
             self._masks[grant] = m
         return m & (self.expires > now_ms)
+
+
+def _has_claim(claims: Sequence[object]) -> np.ndarray:
+    return np.fromiter((c is not None and c is not _UNREAD for c in claims), bool, len(claims))
 
 
 def _admits(grant: Grant, facts: list[IndexedFact]) -> np.ndarray:

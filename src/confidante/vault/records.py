@@ -3,9 +3,12 @@ ids) travels inside the ciphertext, sealed under the partition's data key."""
 
 from __future__ import annotations
 
+import base64
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from typing import Any
 
 import numpy as np
 
@@ -52,6 +55,21 @@ class Opened:
     # The texts this fact had before its updates, oldest first, with when each was replaced
     # (epoch ms): `Memory.history`. Sealed with the fact, so forgetting it forgets them.
     history: tuple[tuple[int, str], ...] = ()
+    # What recall reads out of the text (`recall.reading`), as sealed with it; None for a
+    # row sealed before readings were kept.
+    reading: dict[str, Any] | None = None
+
+
+# How a text is read for recall (its terms, speaker, questions, claim: `recall.reading`, a
+# layer above this one, registers it). Every fact sealed here gets its reading made from the
+# very text it seals, so a reading can never belong to another version of the text.
+TextReader = Callable[[str], dict[str, Any]]
+_reader: list[TextReader] = []
+
+
+def use_reader(reader: TextReader) -> None:
+    """Read every text sealed from now on with `reader` (`recall.reading` calls this)."""
+    _reader[:] = [reader]
 
 
 def _aad(row: FactRow) -> bytes:
@@ -80,8 +98,8 @@ def seal_fact(
         "k": fact.kind,
         "sk": fact.source_skill,
     }
-    if vector is not None:
-        payload["v"] = vector.astype(np.float16).tobytes().hex()
+    if vector is not None:  # float16, base64 (rows sealed before: hex, under "v")
+        payload["b"] = base64.b64encode(vector.astype(np.float16).tobytes()).decode("ascii")
         if embedder is not None:
             payload["e"] = embedder
     if context:
@@ -92,6 +110,8 @@ def seal_fact(
         payload["m"] = dict(fact.metadata)
     if history:
         payload["h"] = [[at, text] for at, text in history]
+    if _reader:
+        payload["r"] = _reader[0](fact.text)
     blob = json.dumps(payload, separators=(",", ":")).encode()
     return replace(row, ciphertext=seal(dk, blob, _aad(row)), kind=SEALED_LABEL, source_skill=None)
 
@@ -128,12 +148,18 @@ def open_record(dk: bytes, row: FactRow) -> Opened:
         expires_at=from_ms(row.expires_at),
         metadata=payload.get("m") or {},
     )
-    vec = payload.get("v")
+    vec = payload.get("b")
+    vector = None
+    if vec:
+        vector = np.frombuffer(base64.b64decode(vec), dtype=np.float16)
+    elif vec := payload.get("v"):
+        vector = np.frombuffer(bytes.fromhex(vec), dtype=np.float16)
     return Opened(
         fact,
-        np.frombuffer(bytes.fromhex(vec), dtype=np.float16) if vec else None,
+        vector,
         payload.get("e") if vec else None,
         tuple(payload.get("x") or ()),
         tuple(payload.get("d") or ()),
         tuple((int(at), str(text)) for at, text in payload.get("h") or ()),
+        payload.get("r"),
     )
