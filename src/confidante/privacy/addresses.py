@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import cache
-from importlib.resources import files
 
+from . import streets, towns
 from ._text import has_digit
 from .findings import Finding
 
@@ -41,10 +40,22 @@ _TAIL = (
     r"(?:,\s*(?![A-Z]{2}\s+\d)[A-Z][\w'\u2019-]*(?:\s(?![A-Z]{2}\s+\d)[A-Z][\w'\u2019-]*){0,2}){0,2}"
     r"(?:,?\s+(?:[A-Z]{2}\s+\d{5}(?:-\d{4})?|[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}))?"
 )
+# The rest of the USPS street suffixes, for the English pattern only (they are places too,
+# but "on the Lake" is not a street for the public-text detector).
+MORE_STREET_TYPES = (
+    r"Lock|Locks|Pass|Ports?|Extension|Ferry|Haven|Junctions?|Shoals?|Spurs?|Viaduct|Vistas?"
+    r"|Bypass|Canyon|Causeway|Creek|Crest|Dale|Fields|Forks?|Gateway|Harbou?rs?|Inlet|Isle"
+    r"|Keys|Lakes|Mills?|Orchard|Oval|Pines|Plains?|Prairie|Ranch|Shores?|Springs|Stravenue"
+    r"|Valleys?|Villages?|Ville|Wells|Brook|Falls|Forest|Hills|Ramp|Route|Underpass|Overpass"
+    r"|Throughway|Trafficway|Skyway|Motorway|Mountains?|Neck|Radial|Rapids|Burgs?|Cape|Cliffs"
+    r"|Corners|Divide|Flats|Fords|Forges?|Groves|Greens|Islands?|Knolls|Lights|Mount|Mounts"
+    r"|Parks|Parkways|Ridges|Roads|Routes|Squares|Streets|Tunnel|Unions?|Views|Walks|Ways"
+    r"|Quad|Reserve|Pocket|Tollway|Distributor|Driveway|Anchorage|Track|Gates|Close|Circuit"
+)
 _ENGLISH = re.compile(
     # a street type needs a name before it ("1402, Gate A38" is a flight's gate), but Broadway
     rf"(?<![\w.,-]){_UNIT}{_NUMBER},?\s+{_DIRECTION}(?:(?:{_NAME_WORD}\s+){{1,3}}"
-    rf"(?:{STREET_TYPES})|Broadway)\b\.?{_TAIL}"
+    rf"(?:{STREET_TYPES}|{MORE_STREET_TYPES})|Broadway)\b\.?{_TAIL}"
 )
 _ROMANCE = re.compile(
     rf"(?<![\w.,-])(?:{_NUMBER},?\s+(?:{ROMANCE_STREETS})\s+(?:{_NAME_WORD}\s?){{1,4}}"
@@ -75,8 +86,13 @@ _STREET_WORD = re.compile(rf"\b(?:{STREET_TYPES}|{ROMANCE_STREETS})\b", re.I)
 _EU_STREET = (
     r"(?i:calle|c/|avenida|avda\.?|paseo|carrera|carretera|ctra\.|camino|ronda|traves[ií]a"
     r"|rambla|glorieta|r[uú]a|travessa|estrada|rodovia|pra[çc]a|viale|piazza|piazzale|corso|vicolo"
-    r"|rue|chemin|impasse|all[ée]e|quai|boulevard|bd\.|ulica|ul\.|calea|bulevardul|jalan|jl\.)"
-    r"|Av\.?|Via|Avenue|Place|Plaza|Largo|Alameda|Strada|Cours|Route|Pl\.|Jir[óo]n"
+    r"|rue|chemin|impasse|all[ée]e|quai|boulevard|bd\.|ulica|ul\.|calea|bulevardul|jalan|jl\."
+    # Polish, Romanian, Portuguese, Spanish and Italian words, Mexican street kinds
+    r"|plac|aleja|al\.|pl\.|os\.|osiedle|skwer|rondo|drumul|aleea|[șş]oseaua|soseaua|splaiul"
+    r"|intrarea|pia[țţ]a|strada|str\.|bd\.|beco|ladeira|cuesta|vial|pasaje|callej[óo]n"
+    r"|urbanizaci[óo]n|cerrada|privada|prolongaci[óo]n|continuaci[óo]n|calzada|andador"
+    r"|circuito|retorno|peatonal|borgo|rotonda|contrada|vicoletto|traversa)"
+    r"|Av\.?|Via|Avenue|Place|Plaza|Largo|Alameda|Strada|Cours|Route|Pl\.|Jir[óo]n|R\."
     r"|Jr\.(?=\s+(?:de|del)\b)"
 )
 _PARTICLE = (
@@ -87,7 +103,8 @@ _CAPS = "A-ZÀ-ÖØ-Þ\u0100-\u017f"
 # A street name may start with a date: "Avenida 9 de Julio", "Calle 5 de Mayo".
 _EU_NAME = rf"(?:[{_CAPS}][\w'\u2019.-]*|{_PARTICLE}|\d{{1,2}}(?=\s+de\s))"
 _EU_NUMBER = (
-    r"(?:n[ºo°]\.?\s*|no\.\s*|num\.\s*|#\s*)?\d{1,4}[A-Za-z]?(?:\s?[-/]\s?\d{1,5}[A-Za-z]?)?"
+    r"(?:(?:n[ºo°]\.?\s*|no\.\s*|num\.\s*|nr\.\s*|#\s*)?\d{1,4}[A-Za-z]?"
+    r"(?:\s?[-/]\s?\d{1,5}[A-Za-z]?)?|[Ss]/[Nn](?![\w/]))"
 )
 _EU_TAIL = (
     r"(?:,?\s*(?:\d{1,2}\s?[ºª°]\s?[A-Za-z]?|piso\s+\d+|apto\.?\s*\d+|apt\.?\s*\d+|bajo|"
@@ -117,11 +134,15 @@ _POSTAL_LINE = re.compile(
     r"[A-Z][\w.'\u2019-]*(?:\s+[A-Z][\w.'\u2019-]*){0,3},?\s+[A-Z]{2}\s+\d{5}(?:-\d{4})?\b"
     r"|\b[A-Z]{1,2}\d[A-Z\d]?\s?\d[ABD-HJLNP-UW-Z]{2}\b"
     r"|\b[ABCEGHJ-NPRSTVXY]\d[A-Z]\s?\d[A-Z]\d\b"
-    r"|(?<![\w-])(?:[A-Z]{1,2}-)?\d{4,5}(?:-\d{3})?[ \t]+[A-ZÀ-Þ][\w'\u2019-]+"
+    r"|(?<![\w-])(?:[A-Z]{1,2}-)?\d{5}(?:-\d{3})?[ \t]+[A-ZÀ-Þ][\w'\u2019-]+"
+    r"(?:[ \t]+[A-ZÀ-Þ][\w'\u2019-]+)?"
+    # "1010 Wien", "2000 Antwerpen": four digits are a year ("a 1968 Kustom") unless they
+    # start a line or follow a comma or a separator
+    r"|(?:^|(?<=[\n,;|>/])|(?<=[\n,;|>/][ \t]))(?:[A-Z]{1,2}-)?\d{4}[ \t]+[A-ZÀ-Þ][\w'\u2019-]+"
     r"(?:[ \t]+[A-ZÀ-Þ][\w'\u2019-]+)?"
 )
 _ADDRESS_PART = re.compile(
-    r"(?:^|[\n,;:]|\bto\b|\bat\b)\s*(?P<part>(?:\d{1,6}[A-Za-z]?(?:[-/]\d{1,5})?\s+[A-Za-zÀ-ÿ]"
+    r"(?:^|[\n,;|>]|(?<!\d):|\bto\b|\bat\b)\s*(?P<part>(?:\d{1,6}[A-Za-z]?(?:[-/]\d{1,5})?\s+[A-Za-zÀ-ÿ]"
     r"|(?i:suite|ste\.?|unit|apt\.?|apartment|flat|floor|room|bldg\.?|building|p\.?\s?o\.?\s*box|"
     r"c/o)\s*#?\s*\w"
     # a named street with no number, then the town ("Church Lane, Little Snoring, NR21 0JF")
@@ -146,15 +167,17 @@ _CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 # A European postal code and town after a street name and house number with no street word:
 # "Unter den Linden 77, 10117 Berlin", "Drottninggatan 5, 111 51 Stockholm".
 _EU_POSTAL = re.compile(
-    r"(?<![\w-])(?:\d{5}|\d{4}\s?[A-Z]{2}|\d{3}\s\d{2}|\d{2}-\d{3}|\d{4}-\d{3})"
+    r"(?<![\w-])(?:[A-Z]{1,2}-)?(?:\d{5}|\d{4}\s?[A-Z]{2}|\d{3}\s\d{2}|\d{2}-\d{3}|\d{4}-\d{3}|\d{4})"
     r"[ \t]+[A-ZÀ-Þ][\w'\u2019-]+"
 )
 _EU_PART = re.compile(
     r"(?:^|[\n;:]|\b(?:an|in|at|to|en|au|à|a|na|no|is|ist|lautet|est|es|jetzt|nun|wohne|wohnen"
     r"|wohnt|lebe|leben"
     r"|habite|habitons|vivo|vive|vivimos|live|lives|moved|bei|chez|c/o)\b)\s*"
-    r"(?P<part>[A-ZÀ-Þ][\w.'\u2019-]*(?:\s+[\w.'\u2019-]+){0,4}\s+\d{1,4}\s?[a-zA-Z]?)"
-    r"(?:\s*(?:,|\bin\b|\s-)\s*|[^\S\n]*\n\s*)$"  # a comma, or the next line of a label
+    r"(?P<part>[A-ZÀ-Þ][\w.'\u2019-]*(?:\s+[\w.'\u2019-]+){0,4}\s+\d{1,4}\s?[a-zA-Z]?"
+    r"(?:\s?[-/]\s?\d{1,4}[a-zA-Z]?)?\.?)"
+    # a comma, a separator, or the next line of a label
+    r"(?:\s*(?:,|\bin\b|\s-|[|>/;])\s*|[^\S\n]*\n\s*)$"
 )
 _NOT_A_STREET = frozenset(
     """Wir Ich Es Das Die Der Er Sie We I It The They He She You Nous Je Il Elle On Les Le La
@@ -203,6 +226,7 @@ _CUED_STOP = re.compile(r"\s+(?:in|on|for|and|but|when|if|with|last|next|this|ev
 def find(text: str) -> Iterator[Finding]:
     """Yield street-address spans in ``text``: every candidate but a famous public address
     said in passing (see ``_famous``)."""
+    yield from streets.find_corners(text)  # "the corner of Elm and 5th in Denver": no digit
     if not has_digit(text):
         return
     for f in _candidates(text):
@@ -256,9 +280,9 @@ def _place_after(text: str, pos: int) -> int | None:
         return None
     second = _WORD_AFTER.match(text, first.end())
     end = None
-    if second is not None and f"{first.group(1)} {second.group(1)}".casefold() in _city_names():
+    if second is not None and f"{first.group(1)} {second.group(1)}".casefold() in towns.names():
         end = second.end()
-    elif first.group(1).casefold() in _city_names():
+    elif first.group(1).casefold() in towns.names():
         end = first.end()
     if end is not None:
         code = _POSTCODE_AFTER.match(text, end)
@@ -271,26 +295,9 @@ def _place_after(text: str, pos: int) -> int | None:
     return None
 
 
-@cache
-def _city_names() -> frozenset[str]:
-    """Towns (those the district map names), folded, and the first word of a long name
-    ("Frankfurt" of "Frankfurt am Main")."""
-    names = {c.casefold() for c in _cities() if c}
-    names |= {n.split()[0] for n in names if " " in n and len(n.split()[0]) >= 6}
-    return frozenset(names)
-
-
 def _a_city(words: str) -> bool:
     """Whether a street-name-and-number is a city and a district number ("Paris 15e")."""
-    return _TRAILING_NUMBER.sub("", words) in _cities()
-
-
-@cache
-def _cities() -> frozenset[str]:
-    data = files(__package__).joinpath("data/subcity_places.tsv").read_text(encoding="utf-8")
-    return frozenset(
-        line.partition("\t")[2] for line in data.splitlines() if line and not line.startswith("#")
-    )
+    return _TRAILING_NUMBER.sub("", words) in towns.cities()
 
 
 def _candidates(text: str) -> Iterator[Finding]:
@@ -320,6 +327,7 @@ def _candidates(text: str) -> Iterator[Finding]:
             end = m.end()  # a German compound street name needs no town after it
         if end is not None:
             yield Finding("street_address", m.start(), end)
+    yield from streets.find(text)
     for m in _CUED.finditer(text):
         addr = _CUED_STOP.sub("", m.group("addr"))
         # "moved to 3 different cities" is not an address; a name or street word must follow.
@@ -341,7 +349,7 @@ FAMOUS_ADDRESSES = (
     "12 grimmauld place", "1313 mockingbird lane", "124 conch street", "0001 cemetery lane",
     "55 rue du faubourg-saint-honoré", "55 rue du faubourg saint-honoré", "57 rue de varenne",
     "126 rue de l'université", "platz der republik 1", "willy-brandt-straße 1",
-    "spreeweg 1", "unter den linden 77", "pariser platz 1", "balcarce 50",
+    "spreeweg 1", "pariser platz 1", "balcarce 50",
     "景山前街4号", "景山前街 4号", "外滩18号", "长安街1号",
 )  # fmt: skip
 _FAMOUS = tuple(a.replace("-", "").replace(" ", "") for a in FAMOUS_ADDRESSES)
@@ -353,7 +361,11 @@ _PERSONAL_RESIDENCE = re.compile(
     r"|\b(?:ich|wir|mein\w*|unser\w*)\b[^.!?\n]{0,40}(?:wohn|leb|adresse|schick)"
     r"|\b(?:j['\u2019]|je|nous|on|mon|ma|notre)\b[^.!?\n]{0,40}(?:habit|adresse|envo|livr)"
     r"|\b(?:vivo|vivimos|mi|nuestra|me\s+mud|nos\s+mud|env[ií]a(?:me|lo))\b"
-    r"|\b(?:home\s+|postal\s+|mailing\s+)?address\s*:|\bAdresse\s*:|\bdirecci[óo]n\s*:"
+    r"|\b(?:home\s+|postal\s+|mailing\s+)?address\s*:|adresse\s*:|\bdirecci[óo]n\s*:"
+    r"|\b(?:home|addr|anschrift|domicile|domicilio)\s*:"
+    r"|\b(?:mein\w*|unser\w*)\s+(?:Büro|Praxis|Wohnung|Haus|Laden|Atelier|Kanzlei)"
+    r"|\b(?:mon|ma|notre)\s+(?:bureau|appartement|maison|cabinet|atelier|boutique)"
+    r"|\b(?:mi|nuestra|nuestro)\s+(?:oficina|casa|piso|despacho|tienda|estudio)"
     r"|我家|我住|我们住|我的地址|地址|寄到|寄给我)"
 )
 

@@ -111,6 +111,11 @@ _DASH = re.compile(
     rf"|contrase[ñn]a|clave|{cues.SECRET_NOUNS_ZH}))[ \t]+[-\u2013\u2014][ \t]+"
     r"(?P<v>[^\s\"'\u201c\u2018`]{3,64})"
 )
+# Spanish chat shortens contraseña: "y la contra es luna2014!!" (and "la contra es que ..." is
+# "the downside is that": the value must look made up).
+_CONTRA = re.compile(
+    r"(?<![\w-])(?P<noun>(?i:contra))\s*(?::|=|(?i:es|era)\b)\s*(?P<v>[^\s\"'\u201c\u2018`]{3,64})"
+)
 _SHORT_DIGITS = frozenset({"code", "pin"})
 
 
@@ -131,7 +136,7 @@ def _user_slash(text: str) -> Iterator[Finding]:
 
 
 def _short_forms(text: str) -> Iterator[Finding]:
-    for pattern in (_PLACE_SHORT, _LINE_SHORT, _DASH):
+    for pattern in (_PLACE_SHORT, _LINE_SHORT, _DASH, _CONTRA):
         for m in pattern.finditer(text):
             start, end = m.start("v"), trim_value(text, m.start("v"), m.end("v"))
             value, noun = text[start:end], m.group("noun").lower()
@@ -154,7 +159,7 @@ def _short_secret(text: str, value: str, noun: str, end: int) -> bool:
     digits = sum(ch.isdigit() for ch in value)
     if noun in _SHORT_DIGITS:  # "code: 4471", "bank pin 0815#"; not "code: 200 OK"
         return 4 <= digits <= 12 and len(value) <= 12 and value.isascii()
-    if noun in ("key", "pass"):  # "key: C minor", "bus pass: expired"
+    if noun in ("key", "pass", "contra"):  # "key: C minor", "bus pass: expired"
         return generated_looking(value) or (digits >= 4 and len(value) >= 6)
     # pw, pwd, passwd, password words: a plain word counts when it ends the clause
     return generated_looking(value) or digits > 0 or _ends_clause(text, end)
@@ -254,7 +259,7 @@ def _spelled(text: str) -> Iterator[Finding]:
 # -- the detector ----------------------------------------------------------------------------
 # Substrings one of which every form but the environment line and "user / password" holds.
 _NOUN_STEMS = ("pass", "pw", "pin", "nip", "code", "digo", "key", "psk", "kennw", "kenw", "mdp",
-               "contras", "clave", "geheim", "密码", "口令", "码")  # fmt: skip
+               "contra", "clave", "geheim", "密码", "口令", "码")  # fmt: skip
 _NOUN_TEST = substring_test(_NOUN_STEMS)
 
 
