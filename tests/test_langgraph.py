@@ -160,6 +160,25 @@ def test_labels_mapped_once_name_places(mem: Memory) -> None:
             ConfidanteStore(mem, context=by_user, namespaces=bad)
 
 
+def test_a_label_for_a_shared_space(mem: Memory) -> None:
+    mem.create_space(Context.local(OWNER), "home", members=[ALICE, BOB])
+    store = ConfidanteStore(mem, context=by_user, namespaces={"household": "shared:home"})
+    alice = store.with_context(Context.dm(ALICE))
+    alice.put(("household", "chores"), "bins", {"text": "the bins go out on Tuesday night"})
+    bob = store.with_context(Context.dm(BOB))
+    assert bob.get(("household", "chores"), "bins").value == {
+        "text": "the bins go out on Tuesday night"
+    }
+    assert [i.key for i in bob.search(("household",), query="bins")] == ["bins"]
+    assert bob.list_namespaces() == [("household", "chores")]
+    assert alice.search(("shared", "home")) == []  # another label names other items
+    carol = store.with_context(Context.dm(CAROL))
+    assert carol.search(("household",)) == []
+    with pytest.raises(AccessDenied) as e:
+        carol.put(("household",), "x", {"text": "hello"})
+    assert e.value.code == "not_a_member"
+
+
 def test_threads_are_sessions_of_their_own(mem: Memory) -> None:
     graph = _graph(ConfidanteStore(mem, context=by_user), lambda uid: ("session", "scratch"))
     graph.invoke({"say": "+the venue is booked"}, config=_as("42", "t1"))
@@ -296,3 +315,17 @@ def test_the_example_runs_as_a_script(tmp_path: Path) -> None:
     assert p.returncode == 0, p.stderr
     assert "42: 'what am I allergic to?' -> [\"I'm allergic to peanuts\"]" in p.stdout
     assert "43: 'what am I allergic to?' -> []" in p.stdout
+
+
+def test_the_how_to_example_runs(tmp_path: Path) -> None:
+    """docs/howto/langgraph-and-mem0.md: its example runs and prints what the page says."""
+    page = (ROOT / "docs" / "howto" / "langgraph-and-mem0.md").read_text()
+    script = page.split("<!-- langgraph-and-mem0:example -->\n```python\n", 1)[1]
+    script = script.split("```", 1)[0]
+    printed = page.split("It prints:\n\n```text\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "example.py").write_text(script)
+    p = subprocess.run(
+        [sys.executable, "example.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == printed
