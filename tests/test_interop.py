@@ -68,6 +68,7 @@ def test_dated_history_is_the_owners_and_expiry_counts_from_it(imem: Memory) -> 
         ["I like tea", "I used to like coffee"],
         created_at=[then, NOW - timedelta(days=40)],
         authority=OWNER_CTX,
+        ttl=timedelta(days=30),
     )
     assert facts[0].created_at == then and facts[0].expires_at == then + timedelta(days=30)
     assert facts[1].expires_at < NOW  # past its lifetime: archived, never recalled
@@ -193,6 +194,17 @@ def test_tiered_import(tmp_path: Path, imem: Memory) -> None:
     assert "jane" not in json.dumps(report.to_dict())
     # the owner's notes are the owner's: nobody else sees them
     assert texts(imem, Context.dm(ALICE)) == set()
+    # a repeat adds nothing, public stats included; stats that grew add what grew
+    again = import_from(imem, "tiered", tmp_path / "agent", OWNER_CTX)
+    assert (again.imported, again.stats) == (0, {"skills": 0, "patterns": 0})
+    assert imem.public_stats() == stats
+    grown = json.loads((mem_dir / "tier1-public" / "stats.json").read_text())
+    grown["skill_stats"]["morning-news"]["calls"] = 50
+    grown["skill_stats"]["morning-news"]["success_rate"] = 0.8
+    (mem_dir / "tier1-public" / "stats.json").write_text(json.dumps(grown))
+    import_from(imem, "tiered", tmp_path / "agent", OWNER_CTX)
+    assert imem.public_stats()["skill_stats"]["morning-news"]["calls"] == 50
+    assert imem.public_stats()["skill_stats"]["morning-news"]["success_rate"] == 0.8
 
 
 def test_tiered_stats_that_are_not_numbers_are_skipped(tmp_path: Path, imem: Memory) -> None:
@@ -242,9 +254,13 @@ def test_times_before_1970_and_huge_lifetimes(tmp_path: Path, imem: Memory, cli)
         )
     )
     report = import_from(imem, "mem0", export, OWNER_CTX, ttl_days=365)
-    assert (report.imported, len(report.archived), report.refused) == (1, 2, [])
-    assert texts(imem, Context.dm("mem0:u1")) == {"Keeps bees"}
-    assert {f.text for f in imem.list(OWNER_CTX)} >= {"Keeps bees"}
+    # old history keeps its dates and lives a year from the import
+    assert (report.imported, len(report.archived), report.refused) == (3, 0, [])
+    shown = {f.text: f for f in imem.list(Context.dm("mem0:u1"))}
+    assert set(shown) == {"Likes tea", "Likes jazz", "Keeps bees"}
+    assert shown["Likes tea"].created_at == datetime(1970, 1, 1, tzinfo=UTC)
+    assert shown["Likes jazz"].created_at == datetime(1970, 1, 1, tzinfo=UTC)
+    assert shown["Likes tea"].expires_at == NOW + timedelta(days=365)
     for days in (5_000_000, 10**8, float("inf"), float("nan"), 36_526):
         with pytest.raises(InvalidInput):
             import_from(imem, "mem0", export, OWNER_CTX, ttl_days=days)
@@ -559,9 +575,10 @@ def test_memory_facts_import(tmp_path: Path, imem: Memory) -> None:
     con.commit()
     con.close()
     report = import_from(imem, "memory-facts", db, OWNER_CTX)
-    assert report.imported == 4
+    # the bot's facts keep theirs: a fact from 2025 lives from the import, not archived
+    assert report.imported == 5
     assert ("row 6", "inactive") in report.skipped
-    assert report.archived == ["row 7"]
+    assert report.archived == []
     assert [(r.position, r.categories) for r in report.refused] == [
         ("row 4", ("card_number",))
     ] or [r.position for r in report.refused] == ["row 4"]
@@ -571,9 +588,17 @@ def test_memory_facts_import(tmp_path: Path, imem: Memory) -> None:
     ]
     assert owner[0].created_at == datetime(2026, 6, 1, 8, 0, tzinfo=UTC)
     in_g1 = Context.guild(BOB, "g1", participants=[ALICE])
-    assert texts(imem, in_g1) == {"Alice runs marathons", "The server's mascot is a heron"}
+    assert texts(imem, in_g1) == {
+        "Alice runs marathons",
+        "The server's mascot is a heron",
+        "An old fact",
+    }
     assert texts(imem, Context.guild(ALICE, "g2")) == set()  # what was said in g1 stays there
-    assert texts(imem, Context.dm(ALICE)) == {"Alice runs marathons"}  # her own, learned in g1
+    # her own, learned in g1
+    assert texts(imem, Context.dm(ALICE)) == {"Alice runs marathons", "An old fact"}
+    old = next(f for f in imem.list(OWNER_CTX) if f.text == "An old fact")
+    assert old.created_at == datetime(2025, 1, 1, 12, 0, tzinfo=UTC)  # its date kept
+    assert old.expires_at == NOW + timedelta(days=365)  # a year from the import
     assert texts(imem, Context.dm(BOB)) == {"Bob is learning Rust"}
     assert "I run marathons!" not in {f.text for f in imem.list(OWNER_CTX)}  # evidence not kept
 

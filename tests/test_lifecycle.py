@@ -36,7 +36,7 @@ def clock() -> Clock:
 
 @pytest.fixture
 def tmem(backend: str, key: bytes, clock: Clock):
-    settings = Settings(archive_grace_days=10, ttl_days_by_scope={"owner": 365})
+    settings = Settings(archive_grace_days=10, ttl_days_by_scope={"owner": 730})
     m = Memory.open(backend, owner_ids=[OWNER], master_key=key, clock=clock, settings=settings)
     yield m
     m.close()
@@ -46,10 +46,16 @@ def tmem(backend: str, key: bytes, clock: Clock):
 
 
 def test_every_fact_expires_by_default(tmem: Memory, clock: Clock) -> None:
+    """Long-term memory by default: a year for people, owners, communities and global notes,
+    30 days for conversation history; every fact still expires."""
     f = tmem.remember(Context.dm(ALICE), "alice likes kites")
-    assert f.expires_at == T0 + timedelta(days=30)
+    assert f.expires_at == T0 + timedelta(days=365)
+    s = tmem.remember(Context.dm(ALICE), "we were talking about kites", "session")
+    assert s.expires_at == T0 + timedelta(days=30)
+    g = tmem.remember(Context.guild(ALICE, "g1"), "the club flies kites on Sundays")
+    assert g.expires_at == T0 + timedelta(days=365)
     o = tmem.remember(Context.dm(OWNER), "owner plan", "owner")
-    assert o.expires_at == T0 + timedelta(days=365)  # configured per scope
+    assert o.expires_at == T0 + timedelta(days=730)  # configured per scope
     short = tmem.remember(Context.dm(ALICE), "alice is in town today", ttl=timedelta(hours=6))
     assert short.expires_at == T0 + timedelta(hours=6)
 

@@ -76,6 +76,10 @@ def _days_map(value: Any, what: str) -> Any:
     return value
 
 
+SCOPE_LIFETIMES: dict[str, float] = {"session": 30.0}
+"""Built-in lifetimes per scope, under `ttl_days_by_scope`: conversation history is short-term
+memory; every other scope lives `default_ttl_days` (a year) unless configured."""
+
 MAX_TTL_DAYS = 36_525.0
 """The longest lifetime a fact (or a setting's day count) may have: 100 years. Beyond it,
 dates overflow what the clock can represent, and nothing is meant to be kept that long."""
@@ -124,21 +128,24 @@ class Settings(BaseSettings):
         ),
     )
     default_ttl_days: float = Field(
-        30.0,
+        365.0,
         gt=0,
         le=MAX_TTL_DAYS,
         **_doc(
-            "How long a fact lives when nothing more specific applies (every stored fact "
-            "expires; explicit ttl > kind > scope > this).",
-            "30",
+            "How long a fact lives when nothing more specific applies: long-term memory, a "
+            "year (every stored fact still expires; explicit ttl > kind > scope > this; "
+            "session history keeps its own 30 days unless `ttl_days_by_scope` says "
+            "otherwise).",
+            "365",
             "a positive number of days",
         ),
     )
     ttl_days_by_scope: Annotated[dict[str, float], NoDecode] = Field(
         default_factory=dict,
         **_doc(
-            "Lifetimes per scope (owner, user, guild, session, global).",
-            "owner=365,user=90",
+            "Lifetimes per scope (owner, user, guild, shared, session, global), over the "
+            "built-in ones (session=30).",
+            "owner=730,session=7",
             "scope=days pairs, comma-separated, or a JSON object (TOML: a table)",
         ),
     )
@@ -151,10 +158,11 @@ class Settings(BaseSettings):
         ),
     )
     refresh_on_read: bool = Field(
-        False,
+        True,
         **_doc(
-            "Recalled facts get their expiry pushed forward (memory that is used stays).",
-            "true",
+            "Recalled facts get their expiry pushed forward by their lifetime (memory that "
+            "is used stays; an explicitly short ttl stays short).",
+            "false",
             "true or false",
         ),
     )
@@ -471,6 +479,19 @@ def reference_markdown() -> str:
         lines += [f"- type: `{r.type}`", f"- default: `{r.default}`", f"- format: {r.format}"]
         lines += [f"- example: `{r.example}`", ""]
     return "\n".join(lines)
+
+
+def lifetimes(settings: Settings) -> dict[str, float]:
+    """The lifetime, in days, a fact of each scope gets unless its kind or the write says
+    otherwise (what `config --show` prints)."""
+    from .model import Scope
+
+    by_scope = {**SCOPE_LIFETIMES, **settings.ttl_days_by_scope}
+    return {
+        s.value: float(by_scope.get(s.value, settings.default_ttl_days))
+        for s in Scope
+        if s is not Scope.DIRECTORY
+    }
 
 
 def setting_source(name: str) -> str:

@@ -27,7 +27,7 @@ from typing import Any, Self
 import numpy as np
 
 from . import policy
-from .config import MAX_TTL_DAYS, Settings, load_settings
+from .config import MAX_TTL_DAYS, SCOPE_LIFETIMES, Settings, load_settings
 from .errors import (
     AccessDenied,
     AmbiguousId,
@@ -416,11 +416,13 @@ class Engine:
         raise ConcurrentChange("a partition's key kept changing; try again")
 
     def ttl_for(self, scope: Scope, kind: str) -> timedelta:
+        """A fact's lifetime unless the write gives one: by kind, else by scope (configured,
+        else built in: `config.SCOPE_LIFETIMES`), else the default (a year)."""
         s = self.settings
-        days = s.ttl_days_by_kind.get(
-            kind, s.ttl_days_by_scope.get(scope.value, s.default_ttl_days)
+        by_scope = s.ttl_days_by_scope.get(
+            scope.value, SCOPE_LIFETIMES.get(scope.value, s.default_ttl_days)
         )
-        return timedelta(days=days)
+        return timedelta(days=s.ttl_days_by_kind.get(kind, by_scope))
 
     # -- writing ---------------------------------------------------------------------------------
     def remember(
@@ -464,6 +466,7 @@ class Engine:
         created_at: datetime | Sequence[datetime] | None = None,
         authority: Context | None = None,
         metadata: Mapping[str, Any] | Sequence[Mapping[str, Any] | None] | None = None,
+        ttl_from_now: bool = False,
     ) -> list[Fact]:
         """Store several facts in one transaction, all under the same namespace. Nothing is
         stored if any one of them is refused. `metadata`: one object for every text, or one
@@ -485,7 +488,9 @@ class Engine:
         must be owner-private, or `authority` an owner-private context that vouches for
         entries written in `ctx` (an import writing what Alice said in her DM). An entry
         already past its expiry goes straight to the encrypted archive, as cleanup would
-        have moved it, and is never recalled: its returned fact has `expires_at <= now`."""
+        have moved it, and is never recalled: its returned fact has `expires_at <= now`.
+        With `ttl_from_now` the lifetime counts from now instead (an import: the history
+        keeps its dates, and what it brings in lives as long as anything written today)."""
         if isinstance(texts, str) or not isinstance(texts, Sequence):
             raise InvalidInput("texts must be a list of strings")
         clean = [_check_text(t) for t in texts]
@@ -525,6 +530,7 @@ class Engine:
             ttls=ttls,
             born=born,
             embed_context=embed_context,
+            ttl_from_now=ttl_from_now,
         )
 
     def _write(
@@ -542,6 +548,7 @@ class Engine:
         embed_context: int = 0,
         author: str | None = None,
         embed: bool = True,
+        ttl_from_now: bool = False,
     ) -> list[Fact]:
         """Store texts the policy and the guard have passed, as written in `ctx` (by
         `author`: the context's actor unless given), in one transaction; the same sentence
@@ -554,14 +561,15 @@ class Engine:
         default_ttl = self.ttl_for(target.scope, kind)
         born = born or [now] * len(guarded)
         lifetimes = [default_ttl if t is None else t for t in ttls]
-        expiries = [b + life for b, life in zip(born, lifetimes, strict=True)]
+        expiries = [
+            (now if ttl_from_now else b) + life for b, life in zip(born, lifetimes, strict=True)
+        ]
         texts = [g.text for g in guarded]
         vectors = (
             None
             if not embed
             else self._embed(
-                [" ".join(texts[max(0, i - embed_context) : i + 1]) for i in range(len(texts))],
-                full=len(texts) > 1,  # one text: a cheaper first reading (`Semantic`)
+                [" ".join(texts[max(0, i - embed_context) : i + 1]) for i in range(len(texts))]
             )
         )
         # One timestamp for an undated batch, so ids in ascending order keep the texts' order:
@@ -874,14 +882,13 @@ class Engine:
                 return str(embedder.name)
         return None
 
-    def _embed(self, texts: list[str], *, full: bool = True) -> Any:
-        """Vectors for rankers that keep one per fact (the semantic ranker); None otherwise."""
+    def _embed(self, texts: list[str]) -> Any:
+        """Vectors for rankers that keep one per fact (the semantic ranker), every reading
+        made now, in one batch; None otherwise."""
         for r in self.pipeline.rankers:
             embed = getattr(r, "embed_documents", None)
             if embed is not None:
-                if not texts:
-                    return []
-                return embed(texts) if full else embed(texts, full=False)
+                return embed(texts) if texts else []
         return None
 
     # -- reading ---------------------------------------------------------------------------------
@@ -956,9 +963,7 @@ class Engine:
         grown.previous = None
         return grown
 
-    def _open_all(
-        self, pid: str, dk: bytes
-    ) -> tuple[list[IndexedFact], list[Reading | None], int]:
+    def _open_all(self, pid: str, dk: bytes) -> tuple[list[IndexedFact], list[Reading | None], int]:
         """The partition's facts, the readings sealed with them (`recall.reading`), and how
         many rows did not open."""
         facts, readings = [], []

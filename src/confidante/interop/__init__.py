@@ -43,6 +43,7 @@ from .mem0 import read_mem0
 from .memory_facts import read_memory_facts
 from .report import SKIP_REASONS, ImportReport, Refusal
 from .silo_tree import read_silo_tree
+from .sniff import guess_format
 from .tiered import read_tiered
 from .writer import existing_places, write
 
@@ -159,6 +160,11 @@ def import_from(
         )
     if fmt == "silo-tree" and senders is not None and viewer.owner_private:
         _settle_silos(mem, ctx, senders, report, unmapped, dry_run)
+    if not report.imported and not report.archived and not report.stats_recorded():
+        guess = guess_format(source)
+        if guess is not None and guess != fmt:
+            report.looks_like = guess
+            report.notes.append(f"nothing imported: this looks like {guess} (--from {guess})")
     return report
 
 

@@ -59,6 +59,11 @@ class ImportReport:
     merged_silos: list[str] = field(default_factory=list)  # earlier unmapped, now merged
     narrowed: list[str] = field(default_factory=list)  # imported narrower than their comment
     notes: list[str] = field(default_factory=list)
+    # nothing was imported and the source looks like another layout: which one
+    looks_like: str | None = None
+
+    def stats_recorded(self) -> bool:
+        return any(self.stats.values())
 
     def refused_by_category(self) -> dict[str, int]:
         counts: Counter[str] = Counter()
@@ -78,6 +83,7 @@ class ImportReport:
             "imported": self.imported,
             "archived": len(self.archived),
             "archived_positions": list(self.archived),
+            "looks_like": self.looks_like,
             "refused": len(self.refused),
             "refused_by_category": self.refused_by_category(),
             "refusals": [

@@ -8,6 +8,8 @@ are skipped, so running an import twice adds nothing."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
@@ -57,6 +59,7 @@ def write(
     `reader` (the real memory when `mem` is a dry run's scratch copy)."""
     batch: list[Entry] = []
     sessions: dict[Context, set[PlaceKey]] = {}
+    counted = _counted(reader or mem)
     for item in items:
         if isinstance(item, Entry):
             key = place_key(mem, item.ctx, item.namespace, item.text)
@@ -84,12 +87,55 @@ def write(
         batch = []
         if isinstance(item, Skip):
             report.skipped.append((item.position, item.reason))
-        elif isinstance(item, SkillUses):
-            _record(report, item.position, lambda i=item: _skill(mem, i), "skills")
-        elif isinstance(item, PatternSeen):
-            _record(report, item.position, lambda i=item: _pattern(mem, i), "patterns")
+        elif isinstance(item, SkillUses | PatternSeen):
+            _count(mem, item, report, counted)
         _tick(progress)
     _flush(mem, batch, report, authority, ttl, progress)
+    if reader is None or reader is mem:  # a dry run's scratch copy keeps nothing
+        _save_counted(mem, counted)
+
+
+# Public stats an import already counted, by source position and name: a repeat adds only
+# what grew since (sealed meta: what an import read is nobody's business but the owner's).
+_COUNTED = "interop.counted_stats"
+
+
+def _counted(mem: Memory) -> dict[str, list[int]]:
+    raw = mem.sealed_meta(_COUNTED)
+    return dict(json.loads(raw)) if raw else {}
+
+
+def _save_counted(mem: Memory, counted: dict[str, list[int]]) -> None:
+    if counted != _counted(mem):
+        mem.set_sealed_meta(_COUNTED, json.dumps(counted, sort_keys=True).encode())
+
+
+def _count(
+    mem: Memory,
+    item: SkillUses | PatternSeen,
+    report: ImportReport,
+    counted: dict[str, list[int]],
+) -> None:
+    """Record a source's stats, less what an earlier import of the same source counted."""
+    if isinstance(item, SkillUses):
+        name, totals, counter = item.skill, [item.calls, item.successes], "skills"
+    else:
+        name = f"{item.trigger}\x00{','.join(item.skills)}"
+        totals, counter = [item.count, 0], "patterns"
+    fp = hashlib.sha256(f"{counter}\x00{item.position}\x00{name}".encode()).hexdigest()[:32]
+    had = counted.get(fp, [0, 0])
+    new = [max(t - h, 0) for t, h in zip(totals, had, strict=True)]
+    if not new[0]:
+        report.skipped.append((item.position, "duplicate"))
+        return
+    if isinstance(item, SkillUses):
+        grown = SkillUses(item.position, item.skill, new[0], min(new[1], new[0]), item.last_used)
+        ok = _record(report, item.position, lambda: _skill(mem, grown), counter)
+    else:
+        grown_p = PatternSeen(item.position, item.trigger, item.skills, new[0], item.last_seen)
+        ok = _record(report, item.position, lambda: _pattern(mem, grown_p), counter)
+    if ok:
+        counted[fp] = [max(t, h) for t, h in zip(totals, had, strict=True)]
 
 
 def _tick(progress: Progress | None, n: int = 1) -> None:
@@ -98,7 +144,9 @@ def _tick(progress: Progress | None, n: int = 1) -> None:
 
 
 def _group(e: Entry) -> tuple[object, ...]:
-    return (e.ctx, e.namespace, e.kind, e.source_skill, e.confidence)
+    # entries that kept their own expiry are written apart: the others' lifetime counts
+    # from the import
+    return (e.ctx, e.namespace, e.kind, e.source_skill, e.confidence, e.expires_at is None)
 
 
 def _lifetime(e: Entry, ttl: timedelta | None) -> timedelta | None:
@@ -148,7 +196,9 @@ def _remember(
     first = batch[0]
     dated = any(e.created_at is not None for e in batch)
     now = mem.now()
-    created: list[datetime] | None = [e.created_at or now for e in batch] if dated else None
+    created: list[datetime] | None = (
+        [_not_ahead(e.created_at, now) for e in batch] if dated else None
+    )
     return mem.remember_many(
         first.ctx,
         [e.text for e in batch],
@@ -159,22 +209,33 @@ def _remember(
         ttl=[_lifetime(e, ttl) for e in batch],
         created_at=created,
         authority=authority if dated else None,
+        # an entry without an expiry of its own lives from the import, however old it is
+        ttl_from_now=first.expires_at is None,
     )
+
+
+def _not_ahead(when: datetime | None, now: datetime) -> datetime:
+    """An entry's date, at most now: a bare date is read as noon UTC, and "today" is ahead
+    of now somewhere until noon; anything more than a day ahead is still refused."""
+    if when is None:
+        return now
+    return now if now < when <= now + timedelta(days=1) else when
 
 
 def _categories(e: ConfidanteError) -> tuple[str, ...]:
     return tuple(e.categories) if isinstance(e, _Refused) else ()
 
 
-def _record(report: ImportReport, position: str, fn: Callable[[], None], counter: str) -> None:
+def _record(report: ImportReport, position: str, fn: Callable[[], None], counter: str) -> bool:
     try:
         fn()
     except (IntegrityError, StoreError):
         raise
     except ConfidanteError as e:
         report.refused.append(Refusal(position, e.code, _categories(e)))
-        return
+        return False
     report.stats[counter] += 1
+    return True
 
 
 def _skill(mem: Memory, s: SkillUses) -> None:

@@ -132,6 +132,13 @@ def register(app: typer.Typer) -> None:
                 progress=_Bar(progress),
             )
         emit(as_json, report.to_dict(), lambda: _print_report(report))
+        if report.looks_like is not None:  # nothing imported, and likely the wrong --from
+            if not as_json:
+                err.print(
+                    f"[yellow]hint[/yellow]: nothing was imported; this looks like "
+                    f"{report.looks_like}: try --from {report.looks_like}"
+                )
+            raise typer.Exit(1)
 
     @app.command("export")
     @with_context
