@@ -188,6 +188,7 @@ def _note(
     expires = None if front.get("persist") is True else parse_time(front.get("expires"))
     skill = front.get("source_skill")
     skill = str(skill).strip() if skill else None
+    skill = skill or _skill_of_file(where)
     skills, months = [skill] if skill else [], []
     hint = front.get("key_hint")
     if isinstance(hint, str) and (split := legacy_xor.split_key_hint(hint)):
@@ -218,6 +219,16 @@ def _note(
             )
         )
     return out
+
+
+_SKILL_PREFIX = re.compile(r"^([a-z0-9]+(?:[-.][a-z0-9]+)*)_[^/]+\.md$")
+
+
+def _skill_of_file(where: str) -> str | None:
+    """The skill a note's file is named for (`skill-a_preferences.md`: the skill's own
+    naming convention), for a note whose front matter names none."""
+    m = _SKILL_PREFIX.match(where.rsplit("/", 1)[-1].lower())
+    return m.group(1) if m else None
 
 
 def _encrypted_blocks(body: str, offset: int) -> list[tuple[int, str]]:
