@@ -36,7 +36,13 @@ from ..model import Context, Scope
 from ..vault.crypto import new_key
 from .actors import UNMAPPED_PLATFORM, SenderMap, read_user_map, silo_hash
 from .entries import Entry, Item, PatternSeen, SkillUses, Skip, place
-from .export import PLAINTEXT_WARNING, ExportReport, export_jsonl, export_silo_tree
+from .export import (
+    PLAINTEXT_WARNING,
+    ExportReport,
+    export_jsonl,
+    export_memory_facts,
+    export_silo_tree,
+)
 from .files import DEFAULT_LIMITS, Budget, ReadLimits, Tree
 from .jsonl import read_jsonl
 from .mem0 import read_mem0
@@ -308,6 +314,7 @@ __all__ = [
     "SkillUses",
     "Skip",
     "export_jsonl",
+    "export_memory_facts",
     "export_silo_tree",
     "import_from",
     "merge_silo",

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sqlite3
 import tempfile
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -237,3 +238,72 @@ def export_silo_tree(mem: Memory, ctx: Context, dest: Path, *, force: bool = Fal
 
 def _iso(f: Fact) -> str | None:
     return f.created_at.isoformat() if f.created_at else None
+
+
+def export_memory_facts(
+    mem: Memory, ctx: Context, dest: Path, *, force: bool = False
+) -> ExportReport:
+    """The Discord bot's `memory_facts` table (a new SQLite file, mode 0600): owner facts as
+    `scope='owner'`, `subject='__owner__'` (the bot's marker); a person's facts as
+    `scope='user'` with their raw id as `user_id` and `subject` (and the guild they were
+    learned in); community facts as `scope='guild'` with `subject='__lore__'` and the author
+    as `user_id`; global notes as `scope='global'`. Shared spaces and conversation history
+    have no place in that table and are left out (counted in `by_scope`, not written).
+    Raw ids lose their platform, as the bot stored them; `--from memory-facts --platform P`
+    reads them back."""
+    dest = Path(dest)
+    if dest.exists() and not force:
+        raise InvalidInput("the export file already exists (add --force to replace it)")
+    facts = _facts(mem, ctx)
+    rows = []
+    for f in facts:
+        row = _bot_row(f)
+        if row is not None:
+            rows.append(row)
+    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        con = sqlite3.connect(tmp)
+        with con:
+            con.execute(
+                "CREATE TABLE memory_facts (id INTEGER PRIMARY KEY, scope TEXT, guild_id TEXT, "
+                "channel_id TEXT, user_id TEXT, subject TEXT, fact TEXT, fact_type TEXT, "
+                "evidence_text TEXT, source_message_id TEXT, confidence REAL, "
+                "is_active INTEGER, created_at TEXT)"
+            )
+            con.executemany(
+                "INSERT INTO memory_facts (scope, guild_id, channel_id, user_id, subject, fact, "
+                "fact_type, evidence_text, source_message_id, confidence, is_active, "
+                "created_at) VALUES (?, ?, NULL, ?, ?, ?, ?, NULL, NULL, ?, 1, ?)",
+                rows,
+            )
+        con.close()
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, dest)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    report = ExportReport(str(dest), files=1)
+    _count(report, facts)
+    return report
+
+
+def _raw(actor: str | None) -> str | None:
+    return None if actor is None else actor.partition(":")[2]
+
+
+def _bot_row(f: Fact) -> tuple[Any, ...] | None:
+    when = f.created_at.isoformat() if f.created_at else None
+    guild = _raw(f.community) if f.community else None
+    common = (f.text, f.kind, f.confidence, when)
+    if f.scope is Scope.OWNER:
+        return ("owner", None, None, "__owner__", *common)
+    if f.scope is Scope.USER and f.subject:
+        kind, _, where = f.origin.partition(":")  # guild:<platform:id> for what was said there
+        learned_in = _raw(where) if kind in ("guild", "group") else None
+        return ("user", learned_in, _raw(f.subject), _raw(f.subject), *common)
+    if f.scope is Scope.GUILD:
+        return ("guild", guild, _raw(f.author), "__lore__", *common)
+    if f.scope is Scope.GLOBAL:
+        return ("global", None, None, "__global__", *common)
+    return None

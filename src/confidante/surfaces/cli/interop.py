@@ -11,11 +11,18 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from ...errors import InvalidInput
-from ...interop import FORMATS, ImportReport, export_jsonl, export_silo_tree, import_from
+from ...interop import (
+    FORMATS,
+    ImportReport,
+    export_jsonl,
+    export_memory_facts,
+    export_silo_tree,
+    import_from,
+)
 from ...model import Context
 from .flags import CreateOpt, DbOpt, JsonOpt, emit, err, errors, open_memory, out, with_context
 
-EXPORT_FORMATS = ("jsonl", "silo-tree")
+EXPORT_FORMATS = ("jsonl", "silo-tree", "memory-facts")
 
 
 class _Bar:
@@ -147,7 +154,7 @@ def register(app: typer.Typer) -> None:
         ctx: Context,
         fmt: Annotated[
             str,
-            typer.Option("--to", help="jsonl or silo-tree.", metavar="FORMAT"),
+            typer.Option("--to", help="jsonl, silo-tree or memory-facts.", metavar="FORMAT"),
         ] = "jsonl",
         force: Annotated[bool, typer.Option("--force", help="Overwrite DEST.")] = False,
         db: DbOpt = None,
@@ -158,7 +165,11 @@ def register(app: typer.Typer) -> None:
             if fmt not in EXPORT_FORMATS:
                 raise InvalidInput(f"unknown export format; one of: {', '.join(EXPORT_FORMATS)}")
             with open_memory(db) as mem:
-                write = export_jsonl if fmt == "jsonl" else export_silo_tree
+                write = {
+                    "jsonl": export_jsonl,
+                    "silo-tree": export_silo_tree,
+                    "memory-facts": export_memory_facts,
+                }[fmt]
                 report = write(mem, ctx, dest, force=force)
         err.print(f"[yellow]warning[/yellow]: {report.warning}")
         emit(
