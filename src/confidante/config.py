@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import (
     BaseSettings,
     NoDecode,
@@ -30,7 +30,7 @@ from pydantic_settings import (
 )
 
 from .errors import ConfigError, InvalidActor, KeyFileExposed
-from .model import Scope, normalize_actor
+from .model import Scope, normalize_actor, qualify_actor
 
 ENV_PREFIX = "CONFIDANTE_"
 
@@ -90,6 +90,16 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore")
 
+    default_platform: str | None = Field(
+        None,
+        **_doc(
+            "The platform of a bare id: with `discord`, an owner id written `123456789` (as "
+            "the earlier agent's configuration kept it) is `discord:123456789`. Without it, "
+            "a bare id is an error: it could be anyone on any platform.",
+            "discord",
+            "a platform name (lowercase letters, digits, . _ -)",
+        ),
+    )
     owner_ids: Annotated[list[str], NoDecode] = Field(
         default_factory=list,
         **_doc(
@@ -256,11 +266,22 @@ class Settings(BaseSettings):
             value = [v for v in (p.strip(" \t\r\n") for p in value.split(",")) if v]
         return value
 
+    @field_validator("default_platform")
+    @classmethod
+    def _valid_platform(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        try:
+            return normalize_actor(f"{value.strip()}:x").split(":", 1)[0]
+        except InvalidActor:
+            raise ValueError("not a platform name") from None
+
     @field_validator("owner_ids")
     @classmethod
-    def _valid_owner_ids(cls, value: list[str]) -> list[str]:
+    def _valid_owner_ids(cls, value: list[str], info: ValidationInfo) -> list[str]:
+        platform = info.data.get("default_platform")
         try:
-            return [normalize_actor(v) for v in value]
+            return [qualify_actor(v, platform) for v in value]
         except InvalidActor:
             raise ValueError("not platform:id") from None
 
@@ -321,11 +342,17 @@ class TomlSource(PydanticBaseSettingsSource):
         return read_toml(self.path)
 
 
+# The names the earlier systems' configuration gave these settings, read as ours in a TOML
+# file (the owner's own file: never from the process environment, which others may set).
+TOML_ALIASES = {"owner_id": "owner_ids", "owner": "owner_ids", "owners": "owner_ids"}
+
+
 def toml_key(name: str) -> str:
-    """`CONFIDANTE_OWNER_IDS`, `owner-ids`, `Owner_Ids` -> `owner_ids`."""
+    """`CONFIDANTE_OWNER_IDS`, `owner-ids`, `Owner_Ids`, `owner_id` -> `owner_ids`."""
     key = name.strip().lower().replace("-", "_")
     prefix = ENV_PREFIX.lower()
-    return key[len(prefix) :] if key.startswith(prefix) else key
+    key = key[len(prefix) :] if key.startswith(prefix) else key
+    return TOML_ALIASES.get(key, key)
 
 
 def read_toml(path: Path) -> dict[str, Any]:

@@ -59,6 +59,14 @@ def normalize_actor(actor: str) -> str:
     return f"{platform}:{ident}"
 
 
+def qualify_actor(actor: str, default_platform: str | None) -> str:
+    """`platform:id`, or a bare id (digits, as chat platforms number people) on the
+    configured default platform; anything else must name its platform."""
+    if isinstance(actor, str) and default_platform and actor.isascii() and actor.isdigit():
+        return normalize_actor(f"{default_platform}:{actor}")
+    return normalize_actor(actor)
+
+
 def _check_id(value: str | None, what: str) -> str:
     """Ids are taken exactly as given, like actors: no trimming into another id."""
     if not isinstance(value, str) or not _ID_RE.match(value) or not _plain(value):
