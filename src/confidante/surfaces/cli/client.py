@@ -104,28 +104,26 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None
 
 
-def _fact(d: dict[str, Any]) -> Fact:
-    def when(name: str) -> datetime | None:
-        value = d.get(name)
-        return datetime.fromisoformat(value) if value else None
+_TIMES = frozenset({"created_at", "updated_at", "expires_at"})
 
-    return Fact(
-        id=d["id"],
-        scope=Scope(d["scope"]),
-        text=d["text"],
-        subject=d.get("subject"),
-        community=d.get("community"),
-        origin=d.get("origin", ""),
-        author=d.get("author"),
-        tier=Tier(d["tier"]),
-        kind=d["kind"],
-        source_skill=d.get("source_skill"),
-        confidence=float(d["confidence"]),
-        created_at=when("created_at"),
-        updated_at=when("updated_at"),
-        expires_at=when("expires_at"),
-        changes=tuple(d.get("changes") or ()),
-    )
+
+def _fact(d: dict[str, Any]) -> Fact:
+    """The library's `Fact` from the API's JSON (`Fact.to_dict`'s shape), field by field."""
+    values: dict[str, Any] = {}
+    for name in Fact.__dataclass_fields__:
+        if name not in d:
+            continue
+        value = d[name]
+        if name in _TIMES:
+            value = datetime.fromisoformat(value) if value else None
+        elif name == "scope":
+            value = Scope(value)
+        elif name == "tier":
+            value = Tier(value)
+        elif isinstance(value, list):
+            value = tuple(value)
+        values[name] = value
+    return Fact(**values)
 
 
 def _hit(d: dict[str, Any]) -> Hit:
