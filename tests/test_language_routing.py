@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -59,14 +60,12 @@ def test_auto_keeps_every_reading_in_one_vector(auto: LanguageRoutedEmbedder) ->
     assert np.allclose(v[0, : auto.split], english.embed(texts[:1])[0])  # English: exact
     assert not v[1:, : auto.split].any()  # the English model never reads the others
     assert np.allclose(v[:, auto.split :], multilingual.embed(texts), atol=1e-6)
-    # A single write's first reading: an English text by the English model only.
-    first = auto.embed_first(texts)
-    assert np.allclose(first[0, : auto.split], v[0, : auto.split])
-    assert not first[0, auto.split :].any()
-    assert np.allclose(first[1:], v[1:])
+    # one text alone is read as it is in a batch
+    for i, text in enumerate(texts):
+        assert np.allclose(auto.embed([text])[0], v[i], atol=1e-6)
     assert np.allclose(auto.read_multilingual(texts[:1]), v[:1, auto.split :], atol=1e-6)
-    # a text the English model reads nothing in gets the multilingual reading at once
-    blank = auto.embed_first(["🙂🙂 ✓✓"])[0]
+    # a text the English model reads nothing in has its multilingual reading
+    blank = auto.embed(["🙂🙂 ✓✓"])[0]
     assert not blank[: auto.split].any() and blank[auto.split :].any()
 
 
@@ -94,13 +93,13 @@ STORED = {
 }
 
 
-def test_a_single_english_write_gets_its_second_reading_at_load(
+def test_a_single_write_stores_every_reading_and_old_rows_are_read_at_load(
     tmp_path: Path, key: bytes, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """One English fact written alone is stored with its English reading (the multilingual
-    model costs ~4x more for one text than in a batch); the ranker makes the other reading in
-    memory when the partition loads, once: a later write does not make any fact be read
-    again, and cleanup stores it, after which a load reads nothing."""
+    """One English fact written alone is stored with both readings, so a load reads no text
+    again. A row stored before that, with its English reading only, gets its multilingual
+    reading in memory when the partition loads, once (a later write does not make it be
+    read again), and cleanup stores it, after which a load reads nothing."""
     read: list[str] = []  # every text the multilingual model reads for a stored fact
     whole: list[str] = []  # every stored text embedded again in full
     original = LanguageRoutedEmbedder.read_multilingual
@@ -116,9 +115,17 @@ def test_a_single_english_write_gets_its_second_reading_at_load(
             f.id for f in m.remember_many(ALICE, ["The tax deadline is in April", "我们养了一只猫"])
         )
         split = _split()
-        assert _stored_vector(m, dog)[:split].any() and not _stored_vector(m, dog)[split:].any()
+        assert _stored_vector(m, dog)[:split].any() and _stored_vector(m, dog)[split:].any()
         assert _stored_vector(m, tax)[:split].any() and _stored_vector(m, tax)[split:].any()
         assert not _stored_vector(m, cat)[:split].any() and _stored_vector(m, cat)[split:].any()
+        # the dog fact as a row written before: its English reading only
+        row = m.store.get_fact(dog)
+        assert row is not None
+        opened = m.open_row(row)
+        assert opened is not None and opened.vector is not None
+        old = opened.vector.copy()
+        old[split:] = 0
+        m.write_sealed([(row, replace(opened, vector=old))])
         monkeypatch.setattr(
             LanguageRoutedEmbedder,
             "embed",
@@ -134,18 +141,18 @@ def test_a_single_english_write_gets_its_second_reading_at_load(
         assert v.multilingual.any(axis=1).all()  # every English fact read, at load
         first = v.multilingual.copy()
         m.remember(ALICE, "Our beagle is called Toby")
+        assert whole == ["Our beagle is called Toby"]  # both readings, at its write
         assert m.recall(ALICE, "what is our dog called?")[0].fact.text.endswith("Toby")
         after = _routed_vectors(m)
         assert after is not v and after.multilingual.any(axis=1).all()
         assert np.array_equal(after.multilingual[: len(first)], first)  # kept, not redone
-        # only the new fact was read; nothing was embedded again in full at either load
-        assert read == ["We adopted a beagle puppy from the shelter", "Our beagle is called Toby"]
-        assert whole == []
-        assert m.cleanup()["reembedded"] == 2  # the two English facts written alone
+        # nothing was read again at either load
+        assert read == ["We adopted a beagle puppy from the shelter"]
+        assert m.cleanup()["reembedded"] == 1  # the row with one reading
         assert m.cleanup()["reembedded"] == 0
         assert _stored_vector(m, dog)[split:].any()
         read.clear()
-        whole.clear()  # cleanup embedded the two in full, to store them
+        whole.clear()  # cleanup embedded it in full, to store it
         m.invalidate()
         m.recall(ALICE, "what is our dog called?")
         assert read == [] and whole == []  # stored whole: a load reads nothing

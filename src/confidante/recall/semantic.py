@@ -141,13 +141,9 @@ class Semantic:
         self.weight = weight
         self.floor = floor
 
-    def embed_documents(self, texts: Sequence[str], *, full: bool = True) -> np.ndarray:
-        """Facts' vectors. `full=False` (a single write) lets the `auto` embedder store an
-        English fact's English reading only; its other reading is made at load."""
-        embed = self.embedder.embed
-        if not full:
-            embed = getattr(self.embedder, "embed_first", embed)
-        return embed(list(texts)).astype(np.float16)
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        """Facts' vectors, every reading of each, as stored (float16)."""
+        return self.embedder.embed(list(texts)).astype(np.float16)
 
     def _made_here(self, vector: np.ndarray | None, made_by: str | None) -> bool:
         """Whether a stored vector was made by this embedder, whole or in part (an English

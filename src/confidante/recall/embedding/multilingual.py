@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from confidante.recall.embedding._resources import check_sha256, data_bytes, once_per_process
-from confidante.recall.embedding.pieces import UnigramIds
+from confidante.recall.embedding.pieces import UnigramIds, UnigramPieces
 
 MAX_TOKENS = 512
 _FOLDER = "static-multilingual"
@@ -40,6 +40,8 @@ def _head(w: dict[str, np.ndarray], coords: np.ndarray, n: np.ndarray) -> np.nda
     rows. BLAS products (np.dot): measured on LoCoMo turns, also with both cores busy, they
     beat einsum (one text 191 vs 329 us; a batch 64 vs 135 us a text, 112 vs 205 under load),
     and a single text as vectors, not as a 1-row matrix, is ~2x faster again."""
+    if coords.ndim == 1:
+        return _head_one(w, coords, float(n))
     # what the teacher sums over its tokens (<s> and </s> included)
     span = np.sqrt(n + np.float32(2.0))
     first = (n * w["mean_in"] + np.dot(coords, w["basis_in"]) + w["ends_in"]) / span
@@ -47,53 +49,68 @@ def _head(w: dict[str, np.ndarray], coords: np.ndarray, n: np.ndarray) -> np.nda
     y0 = np.maximum(first[..., :_HIDDEN], 0.0)
     y1 = np.maximum(first[..., _HIDDEN:] + np.dot(y0, w["d1"]), 0.0)
     y2 = np.maximum(np.dot(y1, w["d2"]), 0.0)
-    z = np.tanh(np.dot(y1, w["p3"]) + np.dot(y2, w["d3"]))
+    z = np.tanh(np.dot(np.concatenate((y1, y2), axis=-1), w["p3d3"]))
     return _unit(np.dot(_unit(z), w["out"]))
 
 
-def _fold(w: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """The head's first layers applied to the table's basis once, at load: the teacher's
-    token sum is linear up to them, so a text needs 128 x 640 multiply-adds there, not
-    128 x 512 + 512 x 640."""
-    first = np.concatenate([w["d0"], w["p1"]], axis=1)  # both read the summed features
-    folded = {
-        "basis_in": w["basis"] @ first,
-        "mean_in": w["mean"] @ first,
-        "ends_in": w["ends"] @ first,
-        "bias_in": w["cnn_b"] @ first,
-        "table": w["table"],
-        "scale": w["scale"].astype(np.float32),
-    }
-    folded.update(
-        (k, np.ascontiguousarray(w[k], dtype=np.float32)) for k in ("d1", "d2", "p3", "d3", "out")
-    )
-    for v in folded.values():
-        v.setflags(write=False)
-    return folded
+def _head_one(w: dict[str, np.ndarray], coords: np.ndarray, n: float) -> np.ndarray:
+    """`_head` of one text, with as few NumPy calls as it takes (each costs ~1-3 us, as much
+    as a small product): the third layer's two products as one (`p3d3`), norms by `np.dot`,
+    work in place. The same vector to float32 rounding."""
+    span = np.float32(np.sqrt(n + 2.0))
+    first = np.dot(coords, w["basis_in"])
+    first += w["ends_in"]
+    first += np.float32(n) * w["mean_in"]
+    first /= span
+    first += span * w["bias_in"]
+    y = np.empty(_HIDDEN + w["d2"].shape[1], dtype=np.float32)  # [y1 | y2] side by side
+    y1, y2 = y[:_HIDDEN], y[_HIDDEN:]
+    y0 = np.maximum(first[:_HIDDEN], 0.0)
+    np.maximum(np.dot(y0, w["d1"], out=y1) + first[_HIDDEN:], 0.0, out=y1)
+    np.maximum(np.dot(y1, w["d2"], out=y2), 0.0, out=y2)
+    z = np.tanh(np.dot(y, w["p3d3"]))
+    z /= max(float(np.sqrt(np.dot(z, z))), 1e-12)
+    out = np.dot(z, w["out"])
+    out /= max(float(np.sqrt(np.dot(out, out))), 1e-12)
+    return out
 
 
 @once_per_process
 def _model() -> tuple[dict[str, np.ndarray], UnigramIds]:
     """The folded weights and the tokenizer's ids. Once per process: every Memory opened in
-    it shares one read-only copy (the tokenizer's 128,000 pieces take ~0.3 s to build)."""
+    it shares one read-only copy. The table comes from the model as distilled
+    (``model.npz``); the folded head and the pieces from ``folded.npz``
+    (``scripts/fold_multilingual_static.py``)."""
     from tokenizers import Tokenizer
 
     meta = json.loads(data_bytes(_FOLDER, "meta.json"))
     raw_model = data_bytes(_FOLDER, "model.npz")
-    raw_tokenizer = data_bytes(_FOLDER, "tokenizer.json")
+    raw_folded = data_bytes(_FOLDER, "folded.npz")
     check_sha256(raw_model, meta["model_sha256"], "multilingual model")
-    check_sha256(raw_tokenizer, meta["tokenizer_sha256"], "its tokenizer")
+    check_sha256(raw_folded, meta["folded_sha256"], "its folded head and pieces")
     with np.load(io.BytesIO(raw_model), allow_pickle=False) as z:
-        weights = {k: z[k] for k in z.files}
+        weights = {"table": z["table"], "scale": z["scale"].astype(np.float32)}
+    del raw_model
     if weights["table"].shape != (meta["vocab_size"], meta["table_dims"]):
         raise RuntimeError(f"multilingual table has shape {weights['table'].shape}")
-    tokenizer = Tokenizer.from_str(raw_tokenizer.decode("utf-8"))
-    tokenizer.no_padding()
-    tokenizer.enable_truncation(MAX_TOKENS)
-    # one text at a time, word by word (`pieces`): encode_batch hands texts to a thread
-    # pool, which on a small shared box waits for its threads; the pinned vocabulary keeps
-    # words apart (checked by tests/test_pieces.py)
-    return _fold(weights), UnigramIds(tokenizer, MAX_TOKENS, vocab_checked=True)
+    with np.load(io.BytesIO(raw_folded), allow_pickle=False) as z:
+        weights.update((k, z[k]) for k in _HEAD)
+        blob, offsets = z["pieces"].tobytes(), z["offsets"].tolist()
+        scores, unk = z["scores"].tolist(), int(z["unk_id"])
+        spec = z["tokenizer"].tobytes().decode("utf-8")
+    bounds = zip(offsets[:-1], offsets[1:], scores, strict=True)
+    pieces = UnigramPieces([(blob[a:b].decode("utf-8"), s) for a, b, s in bounds], unk)
+    del blob, offsets, scores, bounds
+    # the normaliser and pre-tokeniser only: its model is one piece (`UnigramPieces` reads)
+    tokenizer = Tokenizer.from_str(spec)
+    for v in weights.values():
+        v.setflags(write=False)
+    # one text at a time, word by word (`pieces`): the pinned vocabulary keeps words apart
+    # (checked by tests/test_pieces.py)
+    return weights, UnigramIds(tokenizer, MAX_TOKENS, vocab_checked=True, pieces=pieces)
+
+
+_HEAD = ("basis_in", "mean_in", "ends_in", "bias_in", "d1", "d2", "p3d3", "out")
 
 
 class MultilingualStaticEmbedder:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -108,14 +108,84 @@ def crossing_pieces(tokenizer: Tokenizer) -> list[str]:
     return [p for p in tokenizer.get_vocab() if _WORD_MARK in p[1:]]
 
 
+class UnigramPieces:
+    """A SentencePiece Unigram model's ids for one word, in Python: what `tokenizers`'
+    `Unigram.tokenize` gives (its Viterbi over the pieces, in the same order and with the
+    same ties; a character no piece starts with read as unknown, at the lowest score less
+    10; neighbouring unknowns fused), from a dict of the pieces (~15 MB for 128,000) rather
+    than its trie (~120 MB resident). Words are read once each (`_Words` remembers them), so
+    the Python loop is paid for a word the first time it is seen."""
+
+    _UNK_PENALTY = 10.0  # tokenizers' K_UNK_PENALTY
+
+    def __init__(self, vocab: Sequence[tuple[str, float]], unk_id: int) -> None:
+        self._ids = {piece: i for i, (piece, _) in enumerate(vocab)}  # a repeat: the last
+        self._scores = [float(score) for _, score in vocab]
+        self._longest = max(len(piece) for piece, _ in vocab)
+        self._unk = unk_id
+        self._unk_score = min(self._scores) - self._UNK_PENALTY
+
+    def crossing(self) -> list[str]:
+        """The pieces that hold a word mark after their first character."""
+        return [p for p in self._ids if _WORD_MARK in p[1:]]
+
+    def tokenize(self, word: str) -> list[int]:
+        n = len(word)
+        ids, scores, longest = self._ids, self._scores, self._longest
+        best = [0.0] * (n + 1)
+        start = [-1] * (n + 1)  # where the best path to each position starts; -1: none yet
+        piece = [0] * (n + 1)
+        for s in range(n):
+            here = best[s]
+            single = False
+            for e in range(s + 1, min(n, s + longest) + 1):
+                i = ids.get(word[s:e])
+                if i is None:
+                    continue
+                score = scores[i] + here
+                if start[e] < 0 or score > best[e]:
+                    best[e], start[e], piece[e] = score, s, i
+                if e == s + 1:
+                    single = True
+            if not single:  # no piece of this one character: unknown
+                score = self._unk_score + here
+                if start[s + 1] < 0 or score > best[s + 1]:
+                    best[s + 1], start[s + 1], piece[s + 1] = score, s, self._unk
+        out: list[int] = []
+        unknown_to = -1  # the end of a run of unknowns, read as one piece (fuse_unk)
+        e = n
+        while e > 0:
+            if piece[e] == self._unk:
+                if unknown_to < 0:
+                    unknown_to = e
+            else:
+                if unknown_to >= 0:
+                    out.append(ids.get(word[e:unknown_to], self._unk))
+                    unknown_to = -1
+                out.append(piece[e])
+            e = start[e]
+        if unknown_to >= 0:
+            out.append(ids.get(word[:unknown_to], self._unk))
+        out.reverse()
+        return out
+
+
 class UnigramIds:
     """A SentencePiece Unigram tokenizer's ids for a text (Metaspace words, no special
     tokens, at most `limit`)."""
 
-    def __init__(self, tokenizer: Tokenizer, limit: int, *, vocab_checked: bool = False) -> None:
+    def __init__(
+        self,
+        tokenizer: Tokenizer,
+        limit: int,
+        *,
+        vocab_checked: bool = False,
+        pieces: UnigramPieces | None = None,
+    ) -> None:
         """`vocab_checked`: the caller pinned a vocabulary known to keep words apart (the
         shipped model's, by its sha256; `tests/test_pieces.py` reads it), so the 0.2 s read
-        of 128,000 pieces at every start is spared."""
+        of 128,000 pieces at every start is spared. `pieces`: the model read in Python, so
+        `tokenizer` needs only its normaliser and pre-tokeniser."""
         from tokenizers import pre_tokenizers
 
         pre = tokenizer.pre_tokenizer
@@ -125,10 +195,13 @@ class UnigramIds:
             and pre.prepend_scheme == "always"
         ):
             raise RuntimeError("not a Metaspace tokenizer that marks every word")
-        crossing = [] if vocab_checked else crossing_pieces(tokenizer)
+        crossing = []
+        if not vocab_checked:
+            crossing = crossing_pieces(tokenizer) if pieces is None else pieces.crossing()
         if crossing:  # then a piece could span two words, and words could not be read apart
             raise RuntimeError(f"{len(crossing)} pieces hold a word mark inside them")
         self._model = tokenizer.model
+        self._pieces = pieces
         self._normalizer = tokenizer.normalizer
         self._limit = limit
         self._words = _Words()
@@ -140,4 +213,6 @@ class UnigramIds:
         return self._words.ids(normal.split(" "), self._read, self._limit)
 
     def _read(self, word: str) -> list[int]:
+        if self._pieces is not None:
+            return self._pieces.tokenize(_WORD_MARK + word)
         return [t.id for t in self._model.tokenize(_WORD_MARK + word)]

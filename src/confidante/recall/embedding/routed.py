@@ -16,10 +16,10 @@ alone, at no cost per fact:
 So the vectors of one partition always stay comparable, whatever languages it holds, and
 nothing is re-embedded when a partition gains its first Chinese fact.
 
-One text alone costs the multilingual model ~4x more than a text in a batch (its head's
-weights are read once per call), so a single English fact is stored with its English reading
-only (`embed_first`); the semantic ranker makes its multilingual reading in memory when the
-partition is loaded (batched, with the others), and `cleanup` stores it.
+Every fact is stored with every reading it has, a single write too: a reading made at load
+would be made again at every load, and by the reader who happens to load first. English
+facts stored before with their English reading only are read by the multilingual model when
+their partition loads (`read_multilingual`), and `cleanup` stores both.
 """
 
 from __future__ import annotations
@@ -73,33 +73,23 @@ class LanguageRoutedEmbedder:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Every reading: English texts by both models, the others by the multilingual one."""
-        return self._embed(texts, both=True)
-
-    def embed_first(self, texts: Sequence[str]) -> np.ndarray:
-        """Each text by its own language's model only: a single English fact's write."""
-        return self._embed(texts, both=False)
-
-    def read_multilingual(self, texts: Sequence[str]) -> np.ndarray:
-        """The multilingual halves of `texts` (English facts stored with their first
-        reading only)."""
-        return self.multilingual.embed(texts)
-
-    def _embed(self, texts: Sequence[str], *, both: bool) -> np.ndarray:
         if isinstance(texts, str):
             raise TypeError("embed takes a sequence of texts, not one string")
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return out
-        english = [is_english(t) for t in texts]
-        rows = [i for i, e in enumerate(english) if e]
-        if rows:
+        rows = [i for i, t in enumerate(texts) if is_english(t)]
+        if len(rows) == len(texts):
+            out[:, : self.split] = self.english.embed(texts)
+        elif rows:
             out[rows, : self.split] = self.english.embed([texts[i] for i in rows])
-        # a text the English model reads nothing in ("🙂🙂", "✓✓") gets the other reading now
-        blank = ~out[:, : self.split].any(axis=1)
-        rows = [i for i, e in enumerate(english) if both or not e or blank[i]]
-        if rows:
-            out[rows, self.split :] = self.multilingual.embed([texts[i] for i in rows])
+        out[:, self.split :] = self.multilingual.embed(texts)
         return out
+
+    def read_multilingual(self, texts: Sequence[str]) -> np.ndarray:
+        """The multilingual halves of `texts` (English facts stored with their English
+        reading only, before every write stored both)."""
+        return self.multilingual.embed(texts)
 
     def __repr__(self) -> str:
         return f"LanguageRoutedEmbedder({self.english!r}, {self.multilingual!r})"
