@@ -8,6 +8,7 @@ thread pool, which keeps the blocking store off the event loop.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -40,15 +41,21 @@ from .schemas import (
     ForgetGuildIn,
     ForgetSubjectIn,
     ForgottenOut,
+    HistoryOut,
     HitOut,
     ListIn,
+    MemberIn,
     OpenObject,
     PromptIn,
     PromptOut,
     RememberIn,
     SearchIn,
     SearchOut,
+    SpaceIn,
+    SpaceOut,
+    SpacesOut,
     UpdateIn,
+    VersionOut,
 )
 
 _bearer = HTTPBearer(
@@ -75,7 +82,9 @@ def _mem(request: Request) -> Memory:
 
 
 def context_for(body: Body, key: AgentKey, mem: Memory) -> Context:
-    """The body's context, or the key's pinned one. A pinned key speaks only as itself."""
+    """The body's context, or the key's pinned one. A pinned key speaks only as itself: the
+    body's context must be the pinned one, except for the display names it carries (what
+    the platform shows for this message's people: labels, never identity)."""
     pinned = key.pinned_context()
     if body.context is None:
         if pinned is None:
@@ -87,7 +96,7 @@ def context_for(body: Body, key: AgentKey, mem: Memory) -> Context:
         # Invariant 11: log the refusal too (the surface only; no ids, no content).
         mem.record_denial(body.context.surface, e.code)
         raise
-    if pinned is not None and ctx != pinned:
+    if pinned is not None and replace(ctx, names=pinned.names) != pinned:
         mem.record_denial(ctx.surface.value, "pinned_context_mismatch")
         raise ApiError(
             403, "pinned_context_mismatch", "this agent key is pinned to another context"
@@ -135,7 +144,7 @@ _ERRORS = _responses(
         400: "Malformed request",
         401: "Missing, unknown or revoked agent key",
         403: "Refused by policy (the code says why)",
-        404: "No such fact visible in this context",
+        404: "No such fact (or shared space) visible in this context",
         413: "Body too large",
         415: "Not a JSON body",
         422: "Invalid input, or refused by the privacy guard",
@@ -171,6 +180,7 @@ def remember(body: RememberIn, request: Request, key: AgentKey = Depends(agent))
         source_skill=body.source_skill,
         confidence=body.confidence,
         ttl=ttl,
+        metadata=body.metadata,
     )
     return FactOut.of(fact)
 
@@ -191,6 +201,7 @@ def search(body: SearchIn, request: Request, key: AgentKey = Depends(agent)) -> 
         subjects=body.subjects,
         guilds=body.guilds,
         min_score=body.min_score,
+        filters=body.filters,
     )
     return SearchOut(
         hits=[HitOut.of(h, detail=body.detail) for h in page.hits], next_cursor=page.next_cursor
@@ -200,7 +211,9 @@ def search(body: SearchIn, request: Request, key: AgentKey = Depends(agent)) -> 
 @router.post("/memories/list", response_model=FactsOut, summary="Everything visible here")
 def list_memories(body: ListIn, request: Request, key: AgentKey = Depends(agent)) -> FactsOut:
     mem, ctx = _resolve(request, body, key)
-    page = mem.list_page(ctx, limit=body.limit, cursor=body.cursor, scope=body.scope)
+    page = mem.list_page(
+        ctx, limit=body.limit, cursor=body.cursor, scope=body.scope, filters=body.filters
+    )
     return FactsOut(
         facts=[FactOut.of(f) for f in page.facts], total=page.total, next_cursor=page.next_cursor
     )
@@ -218,8 +231,23 @@ def get(
 def update(
     body: UpdateIn, request: Request, fact_id: str = FactId, key: AgentKey = Depends(agent)
 ) -> FactOut:
+    """Only where the fact was learned (or in the owner's dashboard), by its writer, its
+    subject or the owner in private. Without `metadata` the fact keeps the metadata it has;
+    the text it had is kept for `history`."""
     mem, ctx = _resolve(request, body, key)
-    return FactOut.of(mem.update(ctx, fact_id, body.text))
+    return FactOut.of(mem.update(ctx, fact_id, body.text, metadata=body.metadata))
+
+
+@router.post(
+    "/memories/{fact_id}/history", response_model=HistoryOut, summary="The texts it went through"
+)
+def history(
+    body: Body, request: Request, fact_id: str = FactId, key: AgentKey = Depends(agent)
+) -> HistoryOut:
+    """Oldest first: the facts it superseded that this context may see, its first text, and
+    every update since. `not_found` exactly where `get` answers it."""
+    mem, ctx = _resolve(request, body, key)
+    return HistoryOut(versions=[VersionOut(**v.to_dict()) for v in mem.history(ctx, fact_id)])
 
 
 @router.post("/memories/{fact_id}/forget", response_model=ForgottenOut, summary="Forget it")
@@ -290,6 +318,75 @@ def cleanup_history(
 ) -> CleanupHistoryOut:
     mem, ctx = _resolve(request, body, key)
     return CleanupHistoryOut(history=mem.cleanup_history(ctx))
+
+
+# -- shared spaces (the owner, in private) ---------------------------------------------------
+
+SpacePath = Path(
+    pattern=r"^[a-z0-9][a-z0-9_.-]{0,63}$",
+    max_length=64,
+    description="The space's name.",
+)
+_SPACES = ["shared spaces"]
+
+
+@router.post(
+    "/spaces",
+    status_code=201,
+    response_model=SpaceOut,
+    summary="Create a shared space",
+    tags=_SPACES,
+)
+def create_space(body: SpaceIn, request: Request, key: AgentKey = Depends(agent)) -> SpaceOut:
+    """A household, a team: memory shared on purpose. The owner, in an owner-private context
+    (else `owner_required` / `owner_private_context_required`). Members write with the
+    namespace `shared:<name>` and read the space in their DMs and in group chats of members
+    only; never in a guild. A taken name is `space_exists`."""
+    mem, ctx = _resolve(request, body, key)
+    return SpaceOut.model_validate(mem.create_space(ctx, body.name, body.members))
+
+
+@router.post("/spaces/list", response_model=SpacesOut, summary="Every shared space", tags=_SPACES)
+def list_spaces(body: Body, request: Request, key: AgentKey = Depends(agent)) -> SpacesOut:
+    """Each space with its members (the owner, in private)."""
+    mem, ctx = _resolve(request, body, key)
+    return SpacesOut(spaces=[SpaceOut.model_validate(s) for s in mem.list_spaces(ctx)])
+
+
+@router.post(
+    "/spaces/{name}/members/add", response_model=SpaceOut, summary="Add a member", tags=_SPACES
+)
+def add_member(
+    body: MemberIn, request: Request, name: str = SpacePath, key: AgentKey = Depends(agent)
+) -> SpaceOut:
+    """From the next operation on, they read and write the space (the owner, in private)."""
+    mem, ctx = _resolve(request, body, key)
+    return SpaceOut.model_validate(mem.add_member(ctx, name, body.actor))
+
+
+@router.post(
+    "/spaces/{name}/members/remove",
+    response_model=SpaceOut,
+    summary="Remove a member",
+    tags=_SPACES,
+)
+def remove_member(
+    body: MemberIn, request: Request, name: str = SpacePath, key: AgentKey = Depends(agent)
+) -> SpaceOut:
+    """From the next operation on, they read nothing of the space; what they wrote there stays
+    the space's (the owner, in private)."""
+    mem, ctx = _resolve(request, body, key)
+    return SpaceOut.model_validate(mem.remove_member(ctx, name, body.actor))
+
+
+@router.post("/spaces/{name}/delete", summary="Erase a shared space", tags=_SPACES)
+def delete_space(
+    body: Body, request: Request, name: str = SpacePath, key: AgentKey = Depends(agent)
+) -> dict[str, int]:
+    """Its facts and its key are destroyed (crypto-erasure, as for a person), then its name
+    and members (the owner, in private)."""
+    mem, ctx = _resolve(request, body, key)
+    return mem.delete_space(ctx, name)
 
 
 @router.post(

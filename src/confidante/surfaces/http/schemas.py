@@ -37,6 +37,7 @@ def _str(max_length: int, min_length: int = 0) -> Any:
 
 Id = _str(200, 1)
 ActorStr = _str(240, 1)
+DisplayName = _str(200, 1)
 Text = _str(40_000)
 Query = _str(10_000)
 Namespace = _str(300, 1)
@@ -56,8 +57,9 @@ Surface = Literal[
 class ContextIn(BaseModel):
     """Where the conversation happens, as the chat adapter knows it.
 
-    `dm`: actor. `guild_text` / `guild_voice`: actor, guild, optional channel and
-    participants. `group_dm`: actor, chat, optional participants. `background`: task.
+    `dm`: actor, optional names and about_guild. `guild_text` / `guild_voice`: actor, guild,
+    optional channel, participants and names. `group_dm`: actor, chat, optional
+    participants and names. `background`: task.
     """
 
     model_config = ConfigDict(
@@ -66,7 +68,15 @@ class ContextIn(BaseModel):
             "examples": [
                 {"surface": "dm", "actor": "discord:42"},
                 {"surface": "guild_text", "actor": "discord:42", "guild": "g1", "channel": "c1"},
+                {
+                    "surface": "guild_text",
+                    "actor": "discord:42",
+                    "guild": "g1",
+                    "participants": ["discord:43"],
+                    "names": {"discord:42": "Alice", "discord:43": "Bob"},
+                },
                 {"surface": "group_dm", "actor": "telegram:7", "chat": "family"},
+                {"surface": "dm", "actor": "discord:1", "about_guild": "g1"},
                 {"surface": "background", "task": "digest"},
             ]
         },
@@ -79,6 +89,22 @@ class ContextIn(BaseModel):
     chat: Id | None = None
     participants: list[ActorStr] = Field(default_factory=list, max_length=200)
     task: Id | None = None
+    names: dict[ActorStr, DisplayName] | None = Field(
+        None,
+        max_length=64,
+        description="The display names the platform shows here, by actor: the speaker's, the "
+        "participants', people mentioned. They let a query name someone (\"what is Alice "
+        'allergic to?"); they are kept sealed per person, shown only to the owner, and never '
+        "change who is speaking. Not for background contexts.",
+        examples=[{"discord:42": "Alice", "discord:43": "Bob"}],
+    )
+    about_guild: Id | None = Field(
+        None,
+        description="`dm` only: the owner, in their own DM, asking about a community (a guild "
+        "id, or `group:CHAT` for a group chat); its memory joins the owner's recall. It counts "
+        "only in owner-private contexts and means nothing in anyone else's DM.",
+        examples=["g1"],
+    )
 
     def to_context(self) -> Context:
         if self.surface not in AGENT_SURFACES:
@@ -111,13 +137,61 @@ class Body(BaseModel):
     context: ContextField = None
 
 
+Metadata = Annotated[
+    dict[str, Any] | None,
+    Field(
+        description="The app's own JSON object, sealed with the text and returned with the "
+        "fact (at most 4 KiB as JSON, 4 levels deep). Every string in it, keys too, is checked "
+        "by the privacy guard like the text.",
+        examples=[{"category": "food", "stars": 5}],
+    ),
+]
+
+Filters = Annotated[
+    dict[str, Any] | None,
+    Field(
+        description="Keep only the facts that match (applied after the read rule: a filter "
+        "narrows what this context may see, never widens it). Keys: `kind`, `source_skill`, "
+        "`created_at`, `updated_at`, `metadata.<key>` or a bare metadata key. Values: equality, "
+        'or `{"$in": [...]}`, `{"$nin": [...]}`, `{"$ne": v}`; times take ranges '
+        '(`{"$gte": "2026-01-01T00:00:00Z", "$lt": ...}`); `{"$and": [...]}`, '
+        '`{"$or": [...]}` combine. Anything else is `invalid_filter`.',
+        examples=[
+            {"category": "food"},
+            {"metadata.category": {"$in": ["food", "drink"]}, "kind": "fact"},
+            {"$or": [{"kind": "habit"}, {"created_at": {"$gte": "2026-01-01T00:00:00Z"}}]},
+        ],
+    ),
+]
+
+
 class RememberIn(Body):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"context": {"surface": "dm", "actor": "discord:42"}, "text": "I like sushi"},
+                {
+                    "context": {"surface": "dm", "actor": "discord:42"},
+                    "text": "I like sushi",
+                    "metadata": {"category": "food"},
+                },
+                {
+                    "context": {"surface": "dm", "actor": "discord:42"},
+                    "text": "The bins go out on Tuesday night",
+                    "namespace": "shared:home",
+                },
+            ]
+        },
+    )
+
     text: Text
     namespace: Namespace | None = None
     kind: _str(64, 1) = "fact"
     source_skill: _str(128, 1) | None = None
     confidence: float = Field(1.0, ge=0.0, le=1.0)
     ttl_days: float | None = Field(None, gt=0, le=36_500)
+    metadata: Metadata = None
 
 
 CursorStr = Annotated[
@@ -138,18 +212,28 @@ class SearchIn(Body):
         description="Also return each hit's whole fact (as `get` returns it) and its score "
         "parts, as the CLI prints them.",
     )
+    filters: Filters = None
 
 
 class ListIn(Body):
     limit: int = Field(100, ge=1, le=1000, description="Facts per page.")
     cursor: CursorStr = None
-    scope: Literal["owner", "user", "guild", "session", "global"] | None = Field(
+    scope: Literal["owner", "user", "guild", "session", "shared", "global"] | None = Field(
         None, description="Only this scope (still only what the context may see)."
     )
+    filters: Filters = None
 
 
 class UpdateIn(Body):
     text: Text
+    metadata: Annotated[
+        dict[str, Any] | None,
+        Field(
+            description="Replace the fact's metadata with this object (checked as on "
+            "remember); leave it out to keep the metadata it has.",
+            examples=[{"category": "food", "stars": 4}],
+        ),
+    ] = None
 
 
 class PromptIn(Body):
@@ -174,6 +258,50 @@ class DenialsIn(Body):
 
 class CleanupIn(Body):
     dry_run: bool = False
+
+
+SpaceName = Annotated[
+    str,
+    Field(
+        pattern=r"^[a-z0-9][a-z0-9_.-]{0,63}$",
+        description="A lowercase label (`home`, `team-x`); members write to it with the "
+        "namespace `shared:<name>`.",
+        examples=["home"],
+    ),
+]
+
+
+class SpaceIn(Body):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "context": {"surface": "dm", "actor": "discord:1"},
+                    "name": "home",
+                    "members": ["discord:42", "discord:43"],
+                }
+            ]
+        },
+    )
+
+    name: SpaceName
+    members: list[ActorStr] = Field(
+        default_factory=list, max_length=256, description="Who may read and write it."
+    )
+
+
+class MemberIn(Body):
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"context": {"surface": "dm", "actor": "discord:1"}, "actor": "discord:44"}
+            ]
+        },
+    )
+
+    actor: ActorStr = Field(description="The member to add or remove (platform:id).")
 
 
 class AgentTokenIn(BaseModel):
@@ -252,6 +380,33 @@ class FactsOut(BaseModel):
 
 class ForgottenOut(BaseModel):
     forgotten: str
+
+
+class VersionOut(BaseModel):
+    """One step of a fact's story."""
+
+    fact_id: str = Field(description="The fact this text belonged to (an older one it replaced).")
+    event: Literal["add", "update", "supersede"] = Field(
+        description="`add`: first said; `update`: its text was replaced; `supersede`: a newer "
+        "fact replaced this value."
+    )
+    text: str
+    previous: str | None = Field(None, description="The text this step replaced.")
+    at: str | None = Field(None, description="When, ISO 8601 in UTC.")
+
+
+class HistoryOut(BaseModel):
+    versions: list[VersionOut] = Field(description="Oldest first.")
+
+
+class SpaceOut(BaseModel):
+    name: str
+    namespace: str = Field(description="What members write with: `shared:<name>`.")
+    members: list[str]
+
+
+class SpacesOut(BaseModel):
+    spaces: list[SpaceOut]
 
 
 class AgentTokenOut(BaseModel):
