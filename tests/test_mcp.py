@@ -23,7 +23,15 @@ from surfaces_helpers import live_server
 
 from conftest import ALICE, BOB, OWNER
 
-TOOLS = {"memory_write", "memory_search", "memory_get", "memory_forget", "memory_context"}
+TOOLS = {
+    "memory_write",
+    "memory_search",
+    "memory_list",
+    "memory_get",
+    "memory_history",
+    "memory_forget",
+    "memory_context",
+}
 
 
 def _mcp_command() -> list[str]:
@@ -74,7 +82,7 @@ def test_stdio_tools_write_search_and_refusal(env: dict[str, str]) -> None:
     out = run_stdio(env, ["--as", ALICE, "--dm"], body)
     tools = out["tools"]
     assert set(tools) == TOOLS
-    for name in ("memory_search", "memory_get", "memory_context"):
+    for name in ("memory_search", "memory_list", "memory_get", "memory_history", "memory_context"):
         assert tools[name].annotations.read_only_hint is True
     assert tools["memory_forget"].annotations.destructive_hint is True
     assert tools["memory_write"].annotations.read_only_hint is False

@@ -25,12 +25,33 @@ from pydantic import Field, ValidationError
 from .._version import __version__
 from ..errors import ConfidanteError, describe_validation
 from ..memory import Memory
-from ..model import Context
+from ..model import Context, Surface
 
 IdentityFn = Callable[[MCPContext], Context]
 
 HTTP_CONTEXT_SCOPE = "confidante.context"
 """ASGI scope key under which the server's gate leaves the verified key's pinned Context."""
+
+Metadata = Annotated[
+    dict[str, Any] | None,
+    Field(
+        description="Your app's own JSON object, kept with the fact and returned with it "
+        '(e.g. {"category": "food"}); checked like the text, at most 4 KiB.'
+    ),
+]
+Filters = Annotated[
+    dict[str, Any] | None,
+    Field(
+        description="Keep only facts that match, among those you may see: equality on "
+        "kind, source_skill or a metadata key, $in/$nin/$ne, created_at/updated_at ranges "
+        '({"$gte": "2026-01-01T00:00:00Z"}), $and/$or. E.g. {"category": "food"}.'
+    ),
+]
+SpaceName = Annotated[str, Field(max_length=64, description="The space's name, e.g. home.")]
+Member = Annotated[str, Field(max_length=240, description="The member, as platform:id.")]
+Members = Annotated[
+    list[str] | None, Field(max_length=256, description="Who may read and write it.")
+]
 
 INSTRUCTIONS = (
     "Long-term memory that is private by design. You act as one fixed identity; what you "
@@ -96,8 +117,9 @@ class _Server(MCPServer):
             raise
 
 
-def build_server(mem: Memory, identity: IdentityFn) -> MCPServer:
-    """The five memory tools, acting as `identity(request)`."""
+def build_server(mem: Memory, identity: IdentityFn, *, owner_tools: bool = False) -> MCPServer:
+    """The memory tools, acting as `identity(request)`; with `owner_tools`, also the shared
+    space tools (only for the owner's own local identity over stdio: `run_stdio`)."""
     server: MCPServer = _Server(
         name="confidante",
         title="confidante memory",
@@ -127,20 +149,23 @@ def build_server(mem: Memory, identity: IdentityFn) -> MCPServer:
                 "whether you may."
             ),
         ] = None,
+        metadata: Metadata = None,
     ) -> dict[str, Any]:
-        """Remember one fact in the namespace this conversation may write."""
+        """Remember one fact in the namespace this conversation may write. Saying the same
+        sentence again returns the fact already there (`refreshed`: true)."""
         with _tool_errors():
-            return mem.remember(identity(ctx), text, namespace).to_dict()
+            return mem.remember(identity(ctx), text, namespace, metadata=metadata).to_dict()
 
     @server.tool(title="Search memory", annotations=read_only)
     def memory_search(
         query: Annotated[str, Field(description="What to look for.")],
         ctx: MCPContext,
         k: Annotated[int, Field(ge=1, le=100, description="How many hits.")] = 10,
+        filters: Filters = None,
     ) -> dict[str, Any]:
         """Recall what this conversation may see, best first."""
         with _tool_errors():
-            hits = mem.recall(identity(ctx), query, k)
+            hits = mem.recall(identity(ctx), query, k, filters=filters)
         return {
             "hits": [
                 {
@@ -153,6 +178,35 @@ def build_server(mem: Memory, identity: IdentityFn) -> MCPServer:
                 for h in hits
             ]
         }
+
+    @server.tool(title="List memories", annotations=read_only)
+    def memory_list(
+        ctx: MCPContext,
+        filters: Filters = None,
+        limit: Annotated[int, Field(ge=1, le=100, description="Facts per page.")] = 20,
+        cursor: Annotated[
+            str | None,
+            Field(max_length=400, description="next_cursor of the previous page."),
+        ] = None,
+    ) -> dict[str, Any]:
+        """What this conversation may see, newest first, a page at a time."""
+        with _tool_errors():
+            page = mem.list_page(identity(ctx), limit=limit, cursor=cursor, filters=filters)
+        return {
+            "facts": [f.to_dict() for f in page.facts],
+            "total": page.total,
+            "next_cursor": page.next_cursor,
+        }
+
+    @server.tool(title="A memory's history", annotations=read_only)
+    def memory_history(
+        id: Annotated[str, Field(description="A fact id from memory_search or memory_list.")],
+        ctx: MCPContext,
+    ) -> dict[str, Any]:
+        """The texts a fact went through, oldest first (its updates, and the facts it
+        superseded that this conversation may see)."""
+        with _tool_errors():
+            return {"versions": [v.to_dict() for v in mem.history(identity(ctx), id)]}
 
     @server.tool(title="Get a memory", annotations=read_only)
     def memory_get(
@@ -190,7 +244,63 @@ def build_server(mem: Memory, identity: IdentityFn) -> MCPServer:
         with _tool_errors():
             return mem.prompt_context(identity(ctx), query)
 
+    if owner_tools:
+        _space_tools(server, mem, identity)
     return server
+
+
+def _space_tools(server: MCPServer, mem: Memory, identity: IdentityFn) -> None:
+    """Shared spaces, managed by the owner in private: the core checks that on every call,
+    and these tools are offered only where that holds (the owner's own local stdio server)."""
+    change = ToolAnnotations(
+        read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+    )
+
+    @server.tool(
+        title="List shared spaces",
+        annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False),
+    )
+    def space_list(ctx: MCPContext) -> dict[str, Any]:
+        """Every shared space and its members."""
+        with _tool_errors():
+            return {"spaces": mem.list_spaces(identity(ctx))}
+
+    @server.tool(title="Create a shared space", annotations=change)
+    def space_create(
+        name: SpaceName,
+        ctx: MCPContext,
+        members: Members = None,
+    ) -> dict[str, Any]:
+        """A space (a household, a team) its members write to with namespace shared:<name>
+        and read in their DMs and in group chats of members only."""
+        with _tool_errors():
+            return mem.create_space(identity(ctx), name, members or [])
+
+    @server.tool(title="Add a member to a shared space", annotations=change)
+    def space_add_member(name: SpaceName, member: Member, ctx: MCPContext) -> dict[str, Any]:
+        """From the next operation on, they read and write the space."""
+        with _tool_errors():
+            return mem.add_member(identity(ctx), name, member)
+
+    @server.tool(title="Remove a member from a shared space", annotations=change)
+    def space_remove_member(name: SpaceName, member: Member, ctx: MCPContext) -> dict[str, Any]:
+        """From the next operation on, they read nothing of the space."""
+        with _tool_errors():
+            return mem.remove_member(identity(ctx), name, member)
+
+    @server.tool(
+        title="Delete a shared space",
+        annotations=ToolAnnotations(
+            read_only_hint=False,
+            destructive_hint=True,
+            idempotent_hint=False,
+            open_world_hint=False,
+        ),
+    )
+    def space_delete(name: SpaceName, ctx: MCPContext) -> dict[str, Any]:
+        """Erase a space for good: its facts, its key, its members."""
+        with _tool_errors():
+            return mem.delete_space(identity(ctx), name)
 
 
 def streamable_http(
@@ -208,8 +318,10 @@ def streamable_http(
 
 
 def run_stdio(mem: Memory, ctx: Context) -> None:
-    """Serve the tools over stdin/stdout until the client hangs up."""
-    build_server(mem, fixed_identity(ctx)).run("stdio")
+    """Serve the tools over stdin/stdout until the client hangs up. The owner's own local
+    identity also gets the shared space tools; any other identity never sees them."""
+    owner_tools = ctx.surface is Surface.LOCAL and mem.viewer(ctx).owner_private
+    build_server(mem, fixed_identity(ctx), owner_tools=owner_tools).run("stdio")
 
 
 class _Unavailable:
