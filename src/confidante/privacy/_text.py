@@ -26,7 +26,7 @@ NOT_A_VALUE = frozenset(
     created disabled enabled active inactive open closed full ready done available
     way pretty quite rather super totally kinda sorta extremely insanely ridiculously
     impossible terribly awfully far much more less
-    see ask check look use try call same""".split()
+    see ask check look use try call same one""".split()
 )
 _DIGIT = re.compile(r"\d")
 

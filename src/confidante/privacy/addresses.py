@@ -131,7 +131,9 @@ _MILITARY = re.compile(
 # a line or comma-separated part that starts with a house number, a unit or a box: the parts
 # of a multi-line address ("Suite 200 / Mountain View, CA 94043 / USA").
 _POSTAL_LINE = re.compile(
-    r"[A-Z][\w.'\u2019-]*(?:\s+[A-Z][\w.'\u2019-]*){0,3},?\s+[A-Z]{2}\s+\d{5}(?:-\d{4})?\b"
+    # a town starts a word: tried once per word, not once per capital inside a long token
+    r"(?<![\w.'\u2019-])[A-Z][\w.'\u2019-]*(?:\s+[A-Z][\w.'\u2019-]*){0,3},?\s+[A-Z]{2}\s+\d{5}"
+    r"(?:-\d{4})?\b"
     r"|\b[A-Z]{1,2}\d[A-Z\d]?\s?\d[ABD-HJLNP-UW-Z]{2}\b"
     r"|\b[ABCEGHJ-NPRSTVXY]\d[A-Z]\s?\d[A-Z]\d\b"
     r"|(?<![\w-])(?:[A-Z]{1,2}-)?\d{5}(?:-\d{3})?[ \t]+[A-ZÀ-Þ][\w'\u2019-]+"
@@ -141,6 +143,7 @@ _POSTAL_LINE = re.compile(
     r"|(?:^|(?<=[\n,;|>/])|(?<=[\n,;|>/][ \t]))(?:[A-Z]{1,2}-)?\d{4}[ \t]+[A-ZÀ-Þ][\w'\u2019-]+"
     r"(?:[ \t]+[A-ZÀ-Þ][\w'\u2019-]+)?"
 )
+_YEAR_TOWN = re.compile(r"(?:19|20)\d\d\s")
 _ADDRESS_PART = re.compile(
     r"(?:^|[\n,;|>]|(?<!\d):|\bto\b|\bat\b)\s*(?P<part>(?:\d{1,6}[A-Za-z]?(?:[-/]\d{1,5})?\s+[A-Za-zÀ-ÿ]"
     r"|(?i:suite|ste\.?|unit|apt\.?|apartment|flat|floor|room|bldg\.?|building|p\.?\s?o\.?\s*box|"
@@ -200,7 +203,7 @@ _GERMAN_WORDS = (
 _GERMAN_TWO_WORDS = re.compile(
     r"(?<![\w-])(?:(?:Am|Im|An\s+der|An\s+den|Auf\s+der|Auf\s+dem|In\s+der|Unter\s+den|Zum|Zur|"
     r"Alte|Alter|Neue|Neuer|Hohe|Lange|Obere|Untere|[A-ZÄÖÜ][a-zäöüß]+er)\s+)"
-    rf"(?:{_GERMAN_WORDS})\s+\d{{1,4}}\s?[a-z]?\b"
+    rf"(?:{_GERMAN_WORDS})\s+\d{{1,4}}(?:\s?[a-z](?![\w]))?(?![\w])"
 )
 # A street name and house number, no street word, after someone says they live or moved
 # there: "me mudé a Los Leones 1450", "wir wohnen jetzt Am Kirchberg 4", "j'habite Rue Neuve 23".
@@ -304,8 +307,11 @@ def _candidates(text: str) -> Iterator[Finding]:
     for pattern in (_ENGLISH, _ROMANCE, _GERMANIC, _PO_BOX):
         for m in pattern.finditer(text):
             yield Finding("street_address", m.start(), m.end())
-    for pattern in (_EUROPEAN, _GRID, _MILITARY, _FRENCH, _GERMAN_TWO_WORDS):
+    for pattern in (_EUROPEAN, _GRID, _MILITARY, _FRENCH):
         for m in pattern.finditer(text):
+            yield Finding("street_address", m.start(), m.end())
+    for m in _GERMAN_TWO_WORDS.finditer(text):
+        if not _UNIT_AFTER.match(text, m.end()):  # "Auf dem Berg 2 Stunden gewandert"
             yield Finding("street_address", m.start(), m.end())
     if _CJK.search(text):
         for m in _ZH_ADDRESS.finditer(text):
@@ -316,7 +322,11 @@ def _candidates(text: str) -> Iterator[Finding]:
             yield Finding("street_address", part.start("part"), m.end())
     for m in _POSTAL_LINE.finditer(text):
         part = _ADDRESS_PART.search(text, max(0, m.start() - 140), m.start())
-        if part is not None:
+        if part is None:
+            continue
+        # "Flat 12 was nice, 2019 Berlin trip": a year after prose, not a postcode
+        year = _YEAR_TOWN.match(m.group()) is not None
+        if not (year and streets.prose_between(text, part.start("part"), m.start())):
             yield Finding("street_address", part.start("part"), m.end())
     for m in _CUED_NAME_NUMBER.finditer(text):
         if not _a_city(m.group("addr")):  # "j'habite Paris 15e": a district, not a door

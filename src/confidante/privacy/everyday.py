@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from . import cues, spelled
 from ._text import NOT_A_VALUE, prose_shaped, substring_test, trim_value
 from .findings import Finding
-from .values import CODE_REFERENCE, generated_looking, high_entropy
+from .values import CODE_REFERENCE, generated_looking, high_entropy, strongly_generated
 
 CATEGORY = "credential"
 
@@ -128,7 +128,8 @@ def _user_slash(text: str) -> Iterator[Finding]:
         # one word that looks like an account ("jsmith82", "admin"), not "admin page"
         account = " " not in user and _ACCOUNT_LIKE.search(user) is not None
         if _PLACE_LABEL.fullmatch(m.group("label")):
-            ok = account or generated_looking(value) or any(ch.isdigit() for ch in value)
+            # "Router: Netgear / TP-Link" names two brands: a digit or a made-up mix says key
+            ok = account or strongly_generated(value) or any(ch.isdigit() for ch in value)
         else:
             ok = account and generated_looking(value)
         if ok and len(value) >= 4:

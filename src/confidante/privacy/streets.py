@@ -29,6 +29,7 @@ import re
 from collections.abc import Iterator
 
 from . import towns
+from ._text import substring_test
 from .findings import Finding
 
 CATEGORY = "street_address"
@@ -106,9 +107,10 @@ _ROMANCE_NO_NUMBER = re.compile(
 
 # -- Slavic names: an adjective or a possessive, no street word ------------------------------
 _SLAVIC_LETTERS = "čćđěňřšťůžľĺŕďČĆĐĚŇŘŠŤŮŽĽĹŔĎ"
+_SLAVIC_ENDINGS = "ová|ská|cká|ní|ná|ova|eva|ska|cka|ina|ovac|[čšž]ka|[čšž]ke|[čšž]ki|ić"
 _SLAVIC = re.compile(
-    rf"(?<![\w-])(?P<w>[{_CAP}][^\W\d_]{{2,}}(?:ová|ská|cká|ní|ná|ova|eva|ska|cka|ina|ovac"
-    rf"|[čšž]ka|[čšž]ke|[čšž]ki|ić)|[{_CAP}][^\W\d_]*[{_SLAVIC_LETTERS}][^\W\d_]*(?:ov|ev|ac|ec))"
+    rf"(?<![\w-])(?P<w>[{_CAP}][^\W\d_]{{2,}}(?:{_SLAVIC_ENDINGS})"
+    rf"|[{_CAP}][^\W\d_]*[{_SLAVIC_LETTERS}][^\W\d_]*(?:ov|ev|ac|ec))"
     rf"\s+(?P<num>{_NUM})"
 )
 _ACCENTED_ENDING = re.compile(r"(?:ová|ská|cká|ní|ná)$")
@@ -124,7 +126,7 @@ def _slavic_name(name: str) -> bool:
     if any(ch in _SLAVIC_LETTERS for ch in name) or _ACCENTED_ENDING.search(word):
         return True
     return bool(_ADJECTIVE_ENDING.search(word)) and (
-        not _CZECH_VOWELS.isdisjoint(word) or len(name.split()) > 1 or word.endswith("ska")
+        not _CZECH_VOWELS.isdisjoint(word) or len(name.split()) > 1
     )
 
 
@@ -264,23 +266,67 @@ def _town_after(text: str, pos: int) -> bool:
     return m.group("town") is None or m.group("town").casefold() in towns.names()
 
 
+# Cheap tests first: every name-and-number form ends in a word right before a number, and
+# each family's word has a shape that a set or a suffix test tells at C speed.
+_WORD_BEFORE_NUMBER = re.compile(r"(?<![^\W\d_])([^\W\d_]+)\.?[ \t]*(?=\d)")
+_AFTER_ONLY = re.compile(rf"(?i:{_AFTER_WORDS})")
+_SUFFIX_ENDS = (
+    *_SUFFIXES.split("|"),
+    *_SHORT_SUFFIXES.split("|"),
+    *"straße strasse gasse weg platz allee ring damm ufer steig pfad chaussee markt".split(),
+    "promenade",
+)
+_SLAVIC_END = re.compile(rf"(?:{_SLAVIC_ENDINGS})$|[{_SLAVIC_LETTERS}]")
+_SLAVIC_PREPOSITION_HINT = re.compile(rf"(?<![\w-])(?:{_SLAVIC_PREPOSITION})\s+[{_CAP}]")
+_COMMA_POSTCODE = re.compile(r",\s*(?:[A-Z]{1,2}-)?\d{3}")
+_LABEL_TEST = substring_test(
+    ("home", "addr", "adr", "add", "adresse", "anschrift", "zuhause", "domicil", "direcci",
+     "dir", "casa", "maison", "siden", "shipping", "billing", "ship to", "deliver to",
+     "livraison", "env", "entrega")
+)  # fmt: skip
+_BOX_TEST = substring_test(
+    ("box", "postfach", "bp", "b.p.", "cs", "apartado", "apdo", "casilla", "caixa", "casella",
+     "skrytka", "boîte", "boite", "postale", "postbus", "postboks", "bag", "pmb")
+)  # fmt: skip
+_UNIT_TEST = substring_test(
+    ("apt", "apartment", "suite", "ste.", "flat", "unit", "studio", "wohnung", "whg", "appart",
+     "appt", "apto", "piso", "depto", "departamento", "lgh", "lejl", "leilighet", "asunto",
+     "as.", "byt", "lokal", "m.", "bloco", "bloque", "esc", "interior", "edif", "puerta")
+)  # fmt: skip
+
+
 def find(text: str) -> Iterator[Finding]:
     """Yield street-address spans written in the ways above (but corners: ``find_corners``)."""
-    yield from _named_streets(text)
-    yield from _labelled(text)
-    yield from _boxes(text)
-    yield from _units(text)
+    words = [m.group(1) for m in _WORD_BEFORE_NUMBER.finditer(text)]
+    if words:
+        yield from _named_streets(text, words)
+    if _COMMA_POSTCODE.search(text):
+        for m in _ROMANCE_NO_NUMBER.finditer(text):
+            yield Finding(CATEGORY, m.start(), m.end())
+    low = text.lower()
+    if (":" in text or "=" in text) and _LABEL_TEST.search(low):
+        yield from _labelled(text)
+    if _BOX_TEST.search(low) or "信箱" in text:
+        yield from _boxes(text)
+    if _UNIT_TEST.search(low):
+        yield from _units(text)
 
 
-def _named_streets(text: str) -> Iterator[Finding]:
-    for m in _WORD_AFTER.finditer(text):
+def _named_streets(text: str, words: list[str]) -> Iterator[Finding]:
+    low = [w.lower() for w in words]
+    after = any(_AFTER_ONLY.fullmatch(w) or _AFTER_ONLY.fullmatch(f"{w}.") for w in low)
+    suffixed = any(w.endswith(_SUFFIX_ENDS) for w in low)
+    slavic = any(_SLAVIC_END.search(w) for w in words)
+    german = any(w.endswith(_GERMAN_PLACE_ENDINGS) for w in low)
+    for m in _WORD_AFTER.finditer(text) if after else ():
         end = m.end("num")
         word = m.group("word").lower()
         if word in _AMBIGUOUS_AFTER:
             # a Lithuanian genitive names its street: "Vilniaus g. 12", "Gedimino pr. 9"
             name = m.group("name")
             genitive = word in _LITHUANIAN_WORDS and _LITHUANIAN_GENITIVE.search(name)
-            named = genitive or _slavic_name(name)  # "Radnički dol 752", "Kolesarska pot 3c"
+            # "Radnički dol 752", "Kolesarska pot 3c": an adjective before the street word
+            named = genitive or _slavic_name(name) or _ADJECTIVE_ENDING.search(name.lower())
             if not (named and _ends(text, end)) and not _town_after(text, end):
                 continue
             if m.group("name") in _NOT_TOWNS:
@@ -288,16 +334,15 @@ def _named_streets(text: str) -> Iterator[Finding]:
         elif not _ends(text, end):
             continue
         yield Finding(CATEGORY, m.start(), end)
-    for m in _SUFFIXED.finditer(text):
+    for m in _SUFFIXED.finditer(text) if suffixed else ():
         if m.group("w") not in _NOT_STREETS and _ends(text, m.end("num")):
             yield Finding(CATEGORY, m.start(), m.end("num"))
-    for m in _ROMANCE_NO_NUMBER.finditer(text):
-        yield Finding(CATEGORY, m.start(), m.end())
-    for m in _SLAVIC.finditer(text):
+    for m in _SLAVIC.finditer(text) if slavic else ():
         word, end = m.group("w"), m.end("num")
         if _ends(text, end) and (_slavic_name(word) or _town_after(text, end)):
             yield Finding(CATEGORY, m.start(), end)
-    for m in _PREPOSITIONAL.finditer(text):
+    prepositional = german or slavic or _SLAVIC_PREPOSITION_HINT.search(text)
+    for m in _PREPOSITIONAL.finditer(text) if prepositional else ():
         name, end = m.group("name"), m.end("num")
         if not _ends(text, end):
             continue
@@ -361,10 +406,25 @@ def find_corners(text: str) -> Iterator[Finding]:
             yield Finding(CATEGORY, m.start(), m.end())
 
 
+# Between a flat and its postcode stand a house number, names and particles; a lower-case word
+# is prose ("Flat 12 was nice, 2019 Berlin trip").
+_PROSE_WORD = re.compile(
+    r"(?<![\w'\u2019-])(?!(?:de|del|la|las|los|le|les|du|des|der|die|das|dem|den|am|an|im|of"
+    r"|the|and|y|et|und|rue|calle|via|viale|rua|piso|bis|ter|floor|bloque|escalera|ulica|utca"
+    r"|iela|gatan|gate|vej|tie|katu)\b)[a-zäöüßàâçéèêëîïôûùÿñæœ]{3,}\b"
+)
+
+
+def prose_between(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` holds a lower-case word that is no particle or street word:
+    what stands between the parts of an address never does."""
+    return _PROSE_WORD.search(text, start, end) is not None
+
+
 def _units(text: str) -> Iterator[Finding]:
     for unit in _UNIT.finditer(text):
         m = _UNIT_POSTCODE.match(text, unit.end())
-        if m is None:
+        if m is None or prose_between(text, unit.end(), m.start("code")):
             continue
         town = m.group("town")
         # a postcode of four or six digits reads as a year or a count unless a town follows
