@@ -446,13 +446,17 @@ def _snapshot(folder: Path) -> dict[str, tuple[int, str]]:
 def _as_first_schema(db: Path) -> None:
     """Turn a database file back into the first schema (what confidante 0.1 wrote)."""
     con = sqlite3.connect(db)
-    con.execute("DROP INDEX events_same")
-    con.execute("DROP INDEX partitions_erase")
+    for index in ("events_same", "partitions_erase", "facts_partition_rev", "facts_text_key"):
+        con.execute(f"DROP INDEX {index}")
     for table, column in [
         ("partitions", "erase_pending"),
         ("memory_facts", "ttl_ms"),
         ("memory_archive", "ttl_ms"),
         ("events", "count"),
+        ("memory_facts", "rev"),  # schema 3
+        ("memory_archive", "rev"),
+        ("memory_facts", "text_key"),
+        ("memory_archive", "text_key"),
     ]:
         con.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
     con.execute("UPDATE meta SET value = CAST('1' AS BLOB) WHERE key = 'schema_version'")

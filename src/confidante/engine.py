@@ -131,19 +131,21 @@ class Engine:
         master_key: bytes | str | None = None,
         settings: Settings | None = None,
         clock: Clock | None = None,
+        create_key: bool = False,
     ) -> Self:
         """Open (creating if needed) a memory: a SQLite file path, or a `postgresql://` URL.
 
         The master key comes from the argument, else `CONFIDANTE_MASTER_KEY`, else the key
         file (`CONFIDANTE_KEY_FILE`, or beside a SQLite database, created with mode 0600 for
-        a new one).
+        a new one). `create_key` (`confidante init`): a configured key file that does not
+        exist yet is created for a server database too.
         """
         settings = settings or load_settings()
         owners = list(owner_ids) if owner_ids is not None else list(settings.owner_ids)
         target = os.fspath(path) if path is not None else str(settings.db)
         store: Store
         if is_postgres_url(target):
-            key, key_file = master_key_source(None, master_key, settings)
+            key, key_file = master_key_source(None, master_key, settings, create=create_key)
             store = PostgresStore(target)
         else:
             key, key_file = master_key_source(Path(target), master_key, settings)
@@ -1478,7 +1480,7 @@ def key_file_path(db: Path, settings: Settings) -> Path:
 
 
 def master_key_source(
-    db: Path | None, explicit: bytes | str | None, settings: Settings
+    db: Path | None, explicit: bytes | str | None, settings: Settings, *, create: bool = False
 ) -> tuple[bytes, Path | None]:
     """The master key and the file it was read from (None when it was given otherwise):
     argument, else environment, else the key file (configured, or beside a SQLite file).
@@ -1491,9 +1493,15 @@ def master_key_source(
         return parse_master_key(settings.master_key.get_secret_value()), None
     if db is None:
         if settings.key_file is not None:
+            if create and not settings.key_file.exists():
+                key = new_key()
+                write_key_file(settings.key_file, key)
+                return key, settings.key_file
             return read_key_file(settings.key_file), settings.key_file
         raise MasterKeyMissing(
-            "a server database needs CONFIDANTE_MASTER_KEY, CONFIDANTE_KEY_FILE or master_key="
+            "a server database needs a master key: set CONFIDANTE_KEY_FILE to a path and run "
+            "`confidante init` (it creates the key file, mode 0600), or set "
+            "CONFIDANTE_MASTER_KEY"
         )
     key_file = key_file_path(db, settings)
     if key_file.exists():

@@ -73,8 +73,8 @@ def key_file_for(db_path: Path) -> Path:
 
 def write_key_file(path: Path, key: bytes) -> None:
     """Create the key file with mode 0600 (from its first byte), synced to disk; never
-    overwrite an existing key."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    overwrite an existing key. Folders it needs are made 0700."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w") as f:
         f.write(encode_key(key) + "\n")
@@ -108,5 +108,6 @@ def read_key_file(path: Path) -> bytes:
         return parse_master_key(path.read_text().strip())
     except FileNotFoundError:
         raise MasterKeyMissing(
-            "no master key: set CONFIDANTE_MASTER_KEY or run `confidante init`"
+            f"no master key file at {path}: `confidante init` creates it (mode 0600), or "
+            "set CONFIDANTE_MASTER_KEY"
         ) from None

@@ -128,7 +128,7 @@ def set_up(
     given = [normalize_actor(o) for o in _split_owners(owners)]
     stored: list[str] = []
     if existed or server:
-        with Memory.open(target, settings=settings) as probe:
+        with Memory.open(target, settings=settings, create_key=True) as probe:
             stored = probe.stored_owners()
     chosen = given or list(settings.owner_ids) or stored
     if not chosen:
@@ -142,7 +142,7 @@ def set_up(
     with Memory.open(target, settings=settings) as mem:
         if chosen != stored:
             mem.store_owners(chosen)
-        key_file = None if server else key_file_path(Path(target), settings)
+        key_file = settings.key_file if server else key_file_path(Path(target), settings)
         report = Setup(
             db=shown_db(target),
             created=not existed and not server,
