@@ -177,7 +177,10 @@ def test_full_owner_journey(page: Any, seeded: tuple[Live, dict[str, str]]) -> N
     page.wait_for_url(re.compile(r"/dashboard/people$"))
     assert "Bob is learning the cello" in page.content() and "Saved." in page.content()
     page.goto("/dashboard/community")
-    page.locator(f"#fact-{ids['guild2']} button.danger").click()
+    page.locator(f"#fact-{ids['guild2']} a.danger").click()  # asks first
+    page.wait_for_url(re.compile(rf"/dashboard/facts/{ids['guild2']}/delete$"))
+    assert "Chess club meets on Fridays" in page.locator("#confirm-text").inner_text()
+    page.click("#confirm-delete")
     page.wait_for_url(re.compile(r"/dashboard/community$"))
     assert "Chess club" not in page.content() and "Deleted." in page.content()
     assert page.locator("#count-community").inner_text() == "1"
@@ -318,7 +321,9 @@ def test_a_short_id_is_resolved_once(browser: Any, tmp_path: Path) -> None:
         )
         assert r.ok and "Saved." in r.text()
         assert mem.get(Context.dm(ALICE), target).text == "edited by prefix"
-        r = page.request.post(f"/dashboard/facts/{prefix}/delete", form={"csrf": csrf})
+        r = page.request.post(
+            f"/dashboard/facts/{prefix}/delete", form={"csrf": csrf, "confirm": "yes"}
+        )
         assert r.ok and "Deleted." in r.text()
         ctx.close()
     owner_texts = {f.text for f in mem.list(Context.dm(OWNER)) if f.id in set(owner_ids)}

@@ -22,7 +22,8 @@ class Session:
     created: float
     owner: bool = False  # logged in
     elevated_until: float = 0.0  # Owner Private unlocked until (monotonic seconds)
-    flash: list[str] = field(default_factory=list)
+    flash: list[str] = field(default_factory=list)  # what went well, shown once
+    errors: list[str] = field(default_factory=list)  # what was refused, shown once
 
     def elevated(self, now: float | None = None) -> bool:
         return self.owner and (now or time.monotonic()) < self.elevated_until
@@ -70,7 +71,7 @@ class Sessions:
         """A fresh id (and CSRF token) whenever privilege changes: no session fixation."""
         self.drop(old.id)
         s = self._new(owner=owner, elevated_until=elevated_until)
-        s.flash = old.flash
+        s.flash, s.errors = old.flash, old.errors
         return s
 
     def drop(self, sid: str) -> None:

@@ -5,7 +5,12 @@ one); cookies are HttpOnly, Secure and SameSite=Strict. Edits and deletions from
 Community first re-read the fact through the general inspector's context, so a forged id can
 never reach an owner-scope fact from there; the change itself is made in the owner's own
 flow (`Context.owner_dashboard`), because only a fact's writer, its subject or the owner in
-a private context may change it.
+a private context may change it. A deletion is asked about first (a page with its own form:
+no script needed); a refused edit comes back with the text as typed and the reason.
+
+Shared spaces have their own area, behind the same unlock as Owner Private. Display names
+(the people directory, `Memory.people`) are read only with the owner's private context and
+shown only on pages behind the owner's login.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from ...memory import Memory
 from ...model import Context, Fact, Scope
 from ...services.credentials import check_password, password_is_set
 from .auth import Session, Sessions, Throttle
+from .spaces import member_list, spaces_of
 
 COOKIE = "confidante_session"
 PREFIX = "/dashboard"
@@ -55,6 +61,14 @@ PAGE_SIZE = 50
 def _private_note(fact: Fact) -> bool:
     """A user-scope fact the owner wrote in private: shown only in Owner Private."""
     return fact.scope is Scope.USER and fact.origin == "owner"
+
+
+def _refusal(e: ConfidanteError) -> str:
+    """One "Refused:", then the reason (core messages may start with "refused:" already)."""
+    reason = e.message.strip()
+    if reason.lower().startswith("refused:"):
+        reason = reason[len("refused:") :].strip()
+    return f"Refused: {reason} ({e.code})."
 
 
 def _when(value: datetime | int | None) -> str:
@@ -112,10 +126,11 @@ def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -
             raise _Stop(go(f"{PREFIX}/login"))
         return s
 
-    def elevated(request: Request) -> Session:
+    def elevated(request: Request, then: str = "owner") -> Session:
         s = logged_in(request)
         if not s.elevated():
-            raise _Stop(go(f"{PREFIX}/owner/unlock", s))
+            nxt = "?next=spaces" if then == "spaces" else ""
+            raise _Stop(go(f"{PREFIX}/owner/unlock{nxt}", s))
         return s
 
     def check_post(request: Request, s: Session | None, token: str) -> Session:
@@ -141,8 +156,11 @@ def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -
     def page(
         request: Request, name: str, s: Session | None, status: int = 200, **ctx: Any
     ) -> HTMLResponse:
-        flash, s_flash = (list(s.flash), s.flash) if s else ([], [])
-        s_flash.clear()
+        flash = list(s.flash) if s else []
+        errors = list(s.errors) if s else []
+        if s:
+            s.flash.clear()
+            s.errors.clear()
         ctx.setdefault("area", "general")
         remaining = int(s.elevated_until - time.monotonic()) if s and s.elevated() else 0
         resp = templates.TemplateResponse(
@@ -151,6 +169,7 @@ def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -
             {
                 "csrf": s.csrf if s else "",
                 "flash": flash,
+                "errors": errors,
                 "logged_in": bool(s and s.owner),
                 "elevated_minutes_left": (remaining + 59) // 60,
                 "prefix": PREFIX,
@@ -167,9 +186,13 @@ def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -
         # Secure is honoured on http://127.0.0.1 and localhost by browsers (trustworthy origins).
         resp.set_cookie(COOKIE, s.id, httponly=True, secure=True, samesite="strict", path=PREFIX)
 
-    def go(url: str, s: Session | None = None, note: str | None = None) -> RedirectResponse:
+    def go(
+        url: str, s: Session | None = None, note: str | None = None, error: str | None = None
+    ) -> RedirectResponse:
         if s is not None and note:
             s.flash.append(note)
+        if s is not None and error:
+            s.errors.append(error)
         resp = RedirectResponse(url, status_code=303, headers=_HEADERS)
         if s is not None:
             set_cookie(resp, s)
@@ -232,10 +255,76 @@ def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -
         try:
             back = action()
         except NotFound:
-            return go(fallback, s, "That fact is gone or not visible here.")
+            return go(fallback, s, error="That fact is gone or not visible here.")
         except ConfidanteError as e:
-            return go(fallback, s, f"Refused: {e.message} ({e.code}).")
+            return go(fallback, s, error=_refusal(e))
         return go(back, s, done)
+
+    def directory() -> dict[str, list[str]]:
+        """Display names by person, for pages behind the owner's login only (read with the
+        owner's private context: the core refuses any other)."""
+        return mem.people(private())
+
+    def confirm_delete(
+        request: Request, s: Session, fact: Fact, action: str, back: str, **ctx: Any
+    ) -> Response:
+        return page(
+            request,
+            "confirm.html",
+            s,
+            heading="Delete this fact?",
+            fact=fact,
+            warning="It is erased for good: it cannot be brought back.",
+            action=action,
+            back=back,
+            button="Delete for good",
+            **ctx,
+        )
+
+    def edit_page(
+        request: Request,
+        s: Session,
+        fact: Fact,
+        *,
+        typed: str | None = None,
+        error: str | None = None,
+        **form: Any,
+    ) -> Response:
+        """The edit form; `form` holds `action_base`, `back` and the area's page values."""
+        return page(
+            request,
+            "edit.html",
+            s,
+            status=422 if error else 200,
+            fact=fact,
+            text=fact.text if typed is None else typed,
+            refusal=error,
+            **form,
+        )
+
+    def save(
+        request: Request,
+        s: Session,
+        find: Callable[[], Fact],
+        text: str,
+        form: Callable[[Fact], dict[str, Any]],
+        fallback: str,
+    ) -> Response:
+        """An edit: saved (back to its section), or refused (the form again, with the text as
+        typed and the reason, as an error)."""
+        try:
+            fact = find()  # a short id is resolved once, here
+        except NotFound:
+            return go(fallback, s, error="That fact is gone or not visible here.")
+        except ConfidanteError as e:
+            return go(fallback, s, error=_refusal(e))
+        try:
+            mem.update(private(), fact.id, text)
+        except NotFound:
+            return go(fallback, s, error="That fact is gone or not visible here.")
+        except ConfidanteError as e:
+            return edit_page(request, s, fact, typed=text, error=_refusal(e), **form(fact))
+        return go(form(fact)["back"], s, "Saved.")
 
     static = resources.files("confidante.surfaces.dashboard") / "static"
     css = (static / "style.css").read_bytes()
@@ -314,6 +403,7 @@ def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -
             community=community,
             counts=counts(),
             action_base=f"{PREFIX}/facts",
+            names=directory() if scope is Scope.USER else {},
             **found,
         )
 
@@ -357,6 +447,17 @@ def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -
             raise NotFound("no such fact")
         return fact
 
+    def general_section(fact: Fact) -> str:
+        return f"{PREFIX}/{_SECTIONS[fact.scope]}"
+
+    def general_form(fact: Fact) -> dict[str, Any]:
+        return {
+            "action_base": f"{PREFIX}/facts",
+            "back": general_section(fact),
+            "section": _SECTIONS[fact.scope],
+            "counts": counts(),
+        }
+
     @router.get("/facts/{fact_id}/edit", response_class=HTMLResponse)
     def edit_form(request: Request, fact_id: str) -> Response:
         s = logged_in(request)
@@ -364,15 +465,7 @@ def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -
             fact = visible_in_general(fact_id)
         except NotFound:
             return page(request, "error.html", s, status=404, message="No such fact here.")
-        return page(
-            request,
-            "edit.html",
-            s,
-            fact=fact,
-            section=_SECTIONS[fact.scope],
-            counts=counts(),
-            action_base=f"{PREFIX}/facts",
-        )
+        return edit_page(request, s, fact, **general_form(fact))
 
     @router.post("/facts/{fact_id}/edit")
     def edit(
@@ -382,22 +475,38 @@ def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -
         csrf: str = Form(""),
     ) -> Response:
         s = check_post(request, logged_in(request), csrf)
+        find = lambda: visible_in_general(fact_id)  # noqa: E731
+        return save(request, s, find, text, general_form, f"{PREFIX}/people")
 
-        def act() -> str:
-            fact = visible_in_general(fact_id)  # a short id is resolved once, here
-            mem.update(private(), fact.id, text)
-            return f"{PREFIX}/{_SECTIONS[fact.scope]}"
-
-        return change(act, s, f"{PREFIX}/people", "Saved.")
+    @router.get("/facts/{fact_id}/delete", response_class=HTMLResponse)
+    def delete_form(request: Request, fact_id: str) -> Response:
+        s = logged_in(request)
+        try:
+            fact = visible_in_general(fact_id)
+        except NotFound:
+            return page(request, "error.html", s, status=404, message="No such fact here.")
+        return confirm_delete(
+            request,
+            s,
+            fact,
+            f"{PREFIX}/facts/{fact.id}/delete",
+            general_section(fact),
+            section=_SECTIONS[fact.scope],
+            counts=counts(),
+        )
 
     @router.post("/facts/{fact_id}/delete")
-    def delete(request: Request, fact_id: str, csrf: str = Form("")) -> Response:
+    def delete(
+        request: Request, fact_id: str, csrf: str = Form(""), confirm: str = Form("")
+    ) -> Response:
         s = check_post(request, logged_in(request), csrf)
+        if confirm != "yes":  # not from the confirmation page: ask first
+            return go(f"{PREFIX}/facts/{fact_id}/delete", s)
 
         def act() -> str:
             fact = visible_in_general(fact_id)  # a short id is resolved once, here
             mem.forget(private(), fact.id)
-            return f"{PREFIX}/{_SECTIONS[fact.scope]}"
+            return general_section(fact)
 
         return change(act, s, f"{PREFIX}/people", "Deleted.")
 
@@ -408,22 +517,41 @@ def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -
         return page(request, "stats.html", s, section="stats", stats=data, counts=counts())
 
     # -- Owner Private -----------------------------------------------------------------------
+    def after_unlock(nxt: str) -> str:
+        """Where the unlock leads: Owner Private, or the Shared spaces page (nothing else)."""
+        return f"{PREFIX}/owner/spaces" if nxt == "spaces" else f"{PREFIX}/owner"
+
     @router.get("/owner/unlock", response_class=HTMLResponse)
-    def unlock_form(request: Request) -> Response:
+    def unlock_form(
+        request: Request, then: str = Query("", max_length=16, alias="next")
+    ) -> Response:
         s = logged_in(request)
         if s.elevated():
-            return go(f"{PREFIX}/owner", s)
-        return page(request, "unlock.html", s, area="unlock")
+            return go(after_unlock(then), s)
+        nxt = "spaces" if then == "spaces" else ""
+        return page(request, "unlock.html", s, area="unlock", next=nxt)
 
     @router.post("/owner/unlock", response_class=HTMLResponse)
-    def unlock(request: Request, password: str = Form(""), csrf: str = Form("")) -> Response:
+    def unlock(
+        request: Request,
+        password: str = Form(""),
+        csrf: str = Form(""),
+        then: str = Form("", max_length=16, alias="next"),
+    ) -> Response:
         s = check_post(request, logged_in(request), csrf)
+        nxt = "spaces" if then == "spaces" else ""
         if not attempt(request, password):
             return page(
-                request, "unlock.html", s, status=401, area="unlock", error="Wrong password."
+                request,
+                "unlock.html",
+                s,
+                status=401,
+                area="unlock",
+                error="Wrong password.",
+                next=nxt,
             )
         until = time.monotonic() + elevated_s
-        return go(f"{PREFIX}/owner", sessions.rotate(s, owner=True, elevated_until=until))
+        return go(after_unlock(nxt), sessions.rotate(s, owner=True, elevated_until=until))
 
     @router.post("/owner/lock")
     def lock(request: Request, csrf: str = Form("")) -> Response:
@@ -451,6 +579,7 @@ def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -
             area="owner",
             section="owner",
             notes=notes,
+            names=directory(),
             q=q,
             person="",
             community="",
@@ -459,10 +588,33 @@ def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -
         )
 
     def owner_fact(fact_id: str) -> Fact:
+        """An owner fact, a private note about someone, or a shared space's fact: what the
+        owner's areas list (never a People or Community fact through a forged id)."""
         fact = mem.get(private(), fact_id)
-        if fact.scope is not Scope.OWNER and not _private_note(fact):
+        if fact.scope not in (Scope.OWNER, Scope.SHARED) and not _private_note(fact):
             raise NotFound("no such fact")
         return fact
+
+    def owner_form(fact: Fact) -> dict[str, Any]:
+        """Where an owner-area fact is edited from, and goes back to."""
+        if fact.scope is Scope.SHARED:
+            return {
+                "area": "spaces",
+                "section": "spaces",
+                "action_base": f"{PREFIX}/owner/facts",
+                "back": f"{PREFIX}/owner/spaces",
+            }
+        return {
+            "area": "owner",
+            "section": "owner",
+            "action_base": f"{PREFIX}/owner/facts",
+            "back": f"{PREFIX}/owner",
+        }
+
+    def missing(request: Request, s: Session) -> Response:
+        return page(
+            request, "error.html", s, status=404, area="owner", message="No such fact here."
+        )
 
     @router.get("/owner/facts/{fact_id}/edit", response_class=HTMLResponse)
     def owner_edit_form(request: Request, fact_id: str) -> Response:
@@ -470,18 +622,8 @@ def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -
         try:
             fact = owner_fact(fact_id)
         except NotFound:
-            return page(
-                request, "error.html", s, status=404, area="owner", message="No such fact here."
-            )
-        return page(
-            request,
-            "edit.html",
-            s,
-            area="owner",
-            section="owner",
-            fact=fact,
-            action_base=f"{PREFIX}/owner/facts",
-        )
+            return missing(request, s)
+        return edit_page(request, s, fact, **owner_form(fact))
 
     @router.post("/owner/facts/{fact_id}/edit")
     def owner_edit(
@@ -491,22 +633,127 @@ def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -
         csrf: str = Form(""),
     ) -> Response:
         s = check_post(request, elevated(request), csrf)
+        find = lambda: owner_fact(fact_id)  # noqa: E731
+        return save(request, s, find, text, owner_form, f"{PREFIX}/owner")
 
-        def act() -> str:
-            mem.update(private(), owner_fact(fact_id).id, text)
-            return f"{PREFIX}/owner"
-
-        return change(act, s, f"{PREFIX}/owner", "Saved.")
+    @router.get("/owner/facts/{fact_id}/delete", response_class=HTMLResponse)
+    def owner_delete_form(request: Request, fact_id: str) -> Response:
+        s = elevated(request)
+        try:
+            fact = owner_fact(fact_id)
+        except NotFound:
+            return missing(request, s)
+        form = owner_form(fact)
+        action = f"{PREFIX}/owner/facts/{fact.id}/delete"
+        return confirm_delete(
+            request, s, fact, action, form["back"], area=form["area"], section=form["section"]
+        )
 
     @router.post("/owner/facts/{fact_id}/delete")
-    def owner_delete(request: Request, fact_id: str, csrf: str = Form("")) -> Response:
+    def owner_delete(
+        request: Request, fact_id: str, csrf: str = Form(""), confirm: str = Form("")
+    ) -> Response:
         s = check_post(request, elevated(request), csrf)
+        if confirm != "yes":  # not from the confirmation page: ask first
+            return go(f"{PREFIX}/owner/facts/{fact_id}/delete", s)
 
         def act() -> str:
-            mem.forget(private(), owner_fact(fact_id).id)
-            return f"{PREFIX}/owner"
+            fact = owner_fact(fact_id)
+            mem.forget(private(), fact.id)
+            return str(owner_form(fact)["back"])
 
         return change(act, s, f"{PREFIX}/owner", "Deleted.")
+
+    # -- Shared spaces (behind the same unlock; their own area) -------------------------------
+    spaces_url = f"{PREFIX}/owner/spaces"
+
+    def space_change(action: Callable[[], object], s: Session, done: str) -> Response:
+        try:
+            action()
+        except NotFound:
+            return go(spaces_url, s, error="That space is gone.")
+        except ConfidanteError as e:
+            return go(spaces_url, s, error=_refusal(e))
+        return go(spaces_url, s, done)
+
+    @router.get("/owner/spaces", response_class=HTMLResponse)
+    def spaces_home(request: Request) -> Response:
+        s = elevated(request, then="spaces")
+        return page(
+            request,
+            "spaces.html",
+            s,
+            area="spaces",
+            section="spaces",
+            spaces=spaces_of(mem, private()),
+            names=directory(),
+            action_base=f"{PREFIX}/owner/facts",
+        )
+
+    @router.post("/owner/spaces")
+    def space_create(
+        request: Request,
+        name: str = Form("", max_length=64),
+        members: str = Form("", max_length=20_000),
+        csrf: str = Form(""),
+    ) -> Response:
+        s = check_post(request, elevated(request, then="spaces"), csrf)
+        typed = name.strip()
+        return space_change(
+            lambda: mem.create_space(private(), typed, member_list(members)),
+            s,
+            f"Space {typed} created.",
+        )
+
+    @router.post("/owner/spaces/{name}/members/add")
+    def space_add(
+        request: Request, name: str, member: str = Form("", max_length=240), csrf: str = Form("")
+    ) -> Response:
+        s = check_post(request, elevated(request, then="spaces"), csrf)
+        return space_change(
+            lambda: mem.add_member(private(), name, member.strip()), s, "Member added."
+        )
+
+    @router.post("/owner/spaces/{name}/members/remove")
+    def space_remove(
+        request: Request, name: str, member: str = Form("", max_length=240), csrf: str = Form("")
+    ) -> Response:
+        s = check_post(request, elevated(request, then="spaces"), csrf)
+        return space_change(
+            lambda: mem.remove_member(private(), name, member.strip()), s, "Member removed."
+        )
+
+    @router.get("/owner/spaces/{name}/delete", response_class=HTMLResponse)
+    def space_delete_form(request: Request, name: str) -> Response:
+        s = elevated(request, then="spaces")
+        found = next((v for v in spaces_of(mem, private()) if v.name == name), None)
+        if found is None:
+            return page(
+                request, "error.html", s, status=404, area="spaces", message="No such space."
+            )
+        return page(
+            request,
+            "confirm.html",
+            s,
+            area="spaces",
+            section="spaces",
+            heading=f"Delete the space {found.name}?",
+            space=found,
+            warning=f"Its {len(found.facts)} fact{'s' if len(found.facts) != 1 else ''} and its "
+            "key are erased for good, and its members lose it at once. It cannot be brought back.",
+            action=f"{spaces_url}/{found.name}/delete",
+            back=spaces_url,
+            button="Delete the space for good",
+        )
+
+    @router.post("/owner/spaces/{name}/delete")
+    def space_delete(
+        request: Request, name: str, csrf: str = Form(""), confirm: str = Form("")
+    ) -> Response:
+        s = check_post(request, elevated(request, then="spaces"), csrf)
+        if confirm != "yes":  # not from the confirmation page: ask first
+            return go(f"{spaces_url}/{name}/delete", s)
+        return space_change(lambda: mem.delete_space(private(), name), s, "Space deleted.")
 
     @router.get("/owner/log", response_class=HTMLResponse)
     def access_log(request: Request) -> Response:
