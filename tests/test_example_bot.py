@@ -29,9 +29,27 @@ def bot_module():
 def test_scripted_day(tmp_path: Path, key: bytes, bot_module) -> None:
     b = bot_module
     with Memory.open(tmp_path / "bot.db", owner_ids=["discord:1"], master_key=key) as mem:
+        b.set_up(mem)
         bot = b.Bot(mem)
         replies = [bot.handle(e) for e in b.SCRIPT]
-        prompts = {e.text: p for e, p in bot.prompts}
+        prompts = {(e.sender, e.text): p for e, p in bot.prompts}
+        prompts |= {e.text: p for e, p in bot.prompts if e.sender == b.ALICE}
+        prompts |= {
+            e.text: p for e, p in bot.prompts if e.sender != b.ALICE and e.text not in prompts
+        }
+
+        # the household: Bob (a member) reads what Alice wrote for it; Carol does not
+        assert "bins go out on Tuesday" in prompts[(b.BOB, "when do the bins go out? home chores?")]
+        assert "bins go out" not in prompts[(b.CAROL, "home: when do the bins go out?")].replace(
+            "home: when do the bins go out?", ""
+        )
+        # after Alice is forgotten the household keeps its note, without her name
+        assert "bins go out on Tuesday" in prompts[(b.BOB, "home: when do the bins go out?")]
+
+        # a name: the owner's DM finds Alice's allergy by her display name; in g1, Bob
+        # naming her gets nothing she said in her DM
+        assert "allergic to peanuts" in prompts[(b.OWNER, "what is Alice allergic to?")]
+        assert "peanuts" not in prompts[(b.BOB, "what is Alice allergic to?")]
 
         # Alice in her DM: her own facts, never the owner's, Bob's, or her refused phone
         mine = prompts["what do you know about me? peanuts? marathons? bees?"]

@@ -114,7 +114,9 @@ def test_shared_spaces_read_and_write_as_the_table_says(mem: Memory) -> None:
     assert wifi.scope.value == "shared"
     assert "The bins go out on Tuesday night" in _texts(mem.recall(bob, "bins"))
     assert "The bins go out on Tuesday night" in _texts(mem.recall(owner, "bins"))
+    assert "The bins go out on Tuesday night" in mem.prompt_context(bob, "bins")
     assert _texts(mem.recall(carol, "bins")) == set()
+    assert "bins go out" not in mem.prompt_context(carol, "bins")
     with pytest.raises(AccessDenied) as e:
         mem.remember(carol, "hello", "shared:home")
     assert e.value.code == "not_a_member"

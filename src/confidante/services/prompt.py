@@ -16,6 +16,7 @@ POOLS = [
     (Scope.USER, "People"),
     (Scope.GUILD, "Community"),
     (Scope.OWNER, "Owner Private"),
+    (Scope.SHARED, "Shared"),
     (Scope.SESSION, "Conversation"),
     (Scope.GLOBAL, "Notes"),
 ]
