@@ -230,6 +230,20 @@ def test_a_pinned_key_may_carry_names_but_never_another_identity(api: Api, live:
         assert_error(r, 403, "pinned_context_mismatch")
 
 
+def test_a_delegated_token_carries_the_names_it_was_minted_with(api: Api, live: Live) -> None:
+    ctx = guild(ALICE, "g1", participants=[BOB], names={ALICE: "Alice", BOB: "Bobby"})
+    minted = api.ok("/v1/agent-tokens", ctx, 201, ttl_seconds=60)
+    token = Api(live, minted["token"])
+    token.remember(None, "Bob brings the snacks", namespace="guild")  # the pinned context
+    # a body context may carry this message's own names (they replace the pinned ones)
+    token.remember({**ctx, "names": {BOB: "Bob B."}}, "Bob brings the chairs", namespace="guild")
+    r = token.post("/v1/memories/search", guild(BOB, "g1"), query="snacks")
+    assert_error(r, 403, "pinned_context_mismatch")
+    assert set(live.mem.people(Context.dm(OWNER))[BOB]) == {"Bobby", "Bob B."}
+    found = api.found(guild(CAROL, "g1"), "what does Bobby bring?")
+    assert "Bob brings the snacks" in found
+
+
 # --- shared spaces -----------------------------------------------------------------------------
 
 

@@ -47,6 +47,10 @@ that context may read and write.
 Authenticate with `Authorization: Bearer <agent key>` (`confidante keys add-agent NAME`).
 Bodies are JSON (a missing `Content-Type` is read as JSON). Times are ISO 8601 in UTC.
 `list` and `search` return a `next_cursor`: send it back as `cursor` for the next page.
+Facts carry your app's own `metadata`; `filters` narrow `list` and `search` to what matches,
+never beyond what the context may see. A context may carry the display `names` the platform
+shows, so a query can name someone. Shared spaces (`/v1/spaces`) are the owner's to manage,
+in an owner-private context; members write to them with the namespace `shared:<name>`.
 Errors are `{"error": {"code", "message"}}` with stable codes (see each route's responses).
 """
 
