@@ -30,7 +30,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.templating import Jinja2Templates
 
 from ...config import ServerSettings
-from ...errors import ConfidanteError, NotFound
+from ...errors import AccessDenied, ConfidanteError, NotFound
 from ...memory import Memory
 from ...model import Context, Fact, Scope
 from ...services.credentials import check_password, password_is_set
@@ -262,8 +262,11 @@ def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -
 
     def directory() -> dict[str, list[str]]:
         """Display names by person, for pages behind the owner's login only (read with the
-        owner's private context: the core refuses any other)."""
-        return mem.people(private())
+        owner's private context: the core refuses any other, and then none are shown)."""
+        try:
+            return mem.people(private())
+        except AccessDenied:
+            return {}
 
     def confirm_delete(
         request: Request, s: Session, fact: Fact, action: str, back: str, **ctx: Any
@@ -390,7 +393,7 @@ def create_dashboard(mem: Memory, owner: str | None, settings: ServerSettings) -
                 general(), scope, q, page_no=page_no, person=person, community=community
             )
         except ConfidanteError as e:  # a malformed filter (not platform:id, say)
-            s.flash.append(f"Filter ignored: {e.message}.")
+            s.errors.append(f"Filter ignored: {e.message}.")
             found = facts_in(general(), scope, q, page_no=page_no)
             person = community = ""
         return page(
