@@ -136,3 +136,27 @@ def test_history_of_updates_and_supersession(mem: Memory) -> None:
         mem.history(Context.guild(BOB, "g1"), paris.id)
     mem.forget(alice, paris.id)
     assert [v.fact_id for v in mem.history(alice, berlin.id)] == [berlin.id, berlin.id]
+
+
+def test_text_keys_follow_the_partition_key(backend: str, tmp_path) -> None:
+    """The digest that finds a repeated sentence is keyed by the partition's data key: a
+    re-key (PostgreSQL completes an erasure so) makes it anew, and repeats are still found;
+    what a forgotten fact's digest could be tested against goes with the old key."""
+    from confidante.config import Settings
+
+    settings = Settings(key_file=tmp_path / "keys" / "master.key")
+    mem = Memory.open(backend, owner_ids=[OWNER], settings=settings, create_key=True)
+    alice = Context.dm(ALICE)
+    gone = mem.remember(alice, "I used to smoke")
+    kept = mem.remember(alice, "I like sushi")
+    before = mem.store.get_fact(kept.id).text_key
+    mem.forget(alice, gone.id)
+    mem.complete_erasure()
+    after = mem.store.get_fact(kept.id).text_key
+    if not mem.store.erases_physically:  # PostgreSQL: the partition was re-keyed
+        assert after != before
+    assert mem.erasure_pending() == 0
+    again = mem.remember(alice, "i like sushi.")
+    assert again.id == kept.id and again.refreshed
+    assert mem.remember(alice, "I used to smoke").id != gone.id
+    mem.close()

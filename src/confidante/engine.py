@@ -53,7 +53,14 @@ from .recall.reading import Reading, sealed_reading
 from .store import EventRow, FactRow, PartitionRow, Store
 from .store.postgres import PostgresStore, is_postgres_url
 from .store.sqlite import SQLiteStore
-from .vault.crypto import key_file_for, new_key, parse_master_key, read_key_file, write_key_file
+from .vault.crypto import (
+    key_file_for,
+    new_key,
+    parse_master_key,
+    read_key_file,
+    text_key,
+    write_key_file,
+)
 from .vault.keyfile import KeyFile
 from .vault.keyring import Keyring
 from .vault.records import Opened, from_ms, open_record, scope_of, seal_fact, to_ms
@@ -579,21 +586,10 @@ class Engine:
         # sequence. Dated history is ordered by its dates.
         ids = sorted(uuid.uuid4().hex for _ in guarded)
         author_key = self.keys.key("actor", author) if author else None
-        text_keys = [
-            self.keys.key(
-                "text",
-                "\x00".join(
-                    (
-                        ref.id,
-                        origin_kind.value,
-                        origin_key or "",
-                        author_key or "",
-                        same_sentence(g.text),
-                    )
-                ),
-            )
-            for g in guarded
-        ]
+        place = (ref.id, origin_kind.value, origin_key or "", author_key or "")
+        sentences = [same_sentence(g.text) for g in guarded]
+        wrapped, dk = self._partition_key(ref)
+        text_keys = [text_key(dk, *place, t) for t in sentences]
         here = self._already_here(ref, text_keys, now)
         rows, facts, expired = [], [], []
         first_of: dict[str, int] = {}
@@ -653,7 +649,13 @@ class Engine:
             # The key is checked again inside the insert's transaction: if a forget destroyed
             # it (or a re-key replaced it) since it was read, nothing is written under it and
             # the batch is sealed again under the partition's key as it is now.
-            wrapped, dk = self._partition_key(ref)
+            wrapped, now_dk = self._partition_key(ref)
+            if now_dk != dk:  # re-keyed meanwhile: the text keys follow the data key
+                dk = now_dk
+                rows = [
+                    (replace(r, text_key=text_key(dk, *place, same_sentence(o.fact.text))), o)
+                    for r, o in rows
+                ]
             try:
                 with self.store.transaction():
                     self.store.insert_facts(_seal_all(dk, rows), {ref.id: wrapped})
@@ -794,20 +796,17 @@ class Engine:
         history = old.history
         if g.text != old.fact.text:
             history = (*history, (to_ms(now), old.fact.text))[-HISTORY_KEPT:]
-        key = None
-        if row.text_key is not None or g.text != old.fact.text:
-            key = self.keys.key(
-                "text",
-                "\x00".join(
-                    (
-                        row.partition_id,
-                        row.origin_kind,
-                        row.origin_key or "",
-                        row.author_key or "",
-                        same_sentence(g.text),
-                    )
-                ),
-            )
+        dk = self.keys.data_key(row.partition_id, row.scope, create=False)
+        if dk is None:
+            raise NotFound("no such fact")
+        key = text_key(
+            dk,
+            row.partition_id,
+            row.origin_kind,
+            row.origin_key or "",
+            row.author_key or "",
+            same_sentence(g.text),
+        )
         context = self._existing(old.context)
         vectors = self._embed([" ".join([*self._texts(context), g.text])])
         vector = None if vectors is None else vectors[0]

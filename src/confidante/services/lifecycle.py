@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import policy
+from ..engine import same_sentence
 from ..errors import (
     AccessDenied,
     ConcurrentChange,
@@ -44,6 +45,7 @@ from ..privacy import guard
 from ..store import FactRow
 from ..store.base import CLEAN, NEEDS_REKEY
 from ..store.sqlite import SQLiteStore, read_meta
+from ..vault.crypto import text_key
 from ..vault.keyring import keycheck_opens
 from ..vault.records import Opened, open_record, reencrypt, scope_of, to_ms
 from .spaces import forget_member_everywhere
@@ -424,7 +426,7 @@ def _rekey(mem: Engine, pid: str) -> int:
                 version=part.version,
                 old_wrapped=part.wrapped_key,
                 new_wrapped=new_wrapped,
-                facts=_moved(store.facts_in(pid), old_dk, new_dk),
+                facts=_moved_live(store.facts_in(pid), old_dk, new_dk),
                 archived=_moved(store.archived_in(pid), old_dk, new_dk),
                 keycheck=mem.keys.keycheck(),
             )
@@ -435,6 +437,31 @@ def _rekey(mem: Engine, pid: str) -> int:
             mem.invalidate(pid)
             return 1
     raise ConcurrentChange("a partition kept changing during its re-key; try again")
+
+
+def _moved_live(
+    rows: list[FactRow], old_dk: bytes, new_dk: bytes
+) -> list[tuple[str, bytes, str | None]]:
+    """Live rows under the new key, each with its text key made again under it (the old
+    one, tested against a guess with the old key, goes with that key)."""
+    out = []
+    for r in rows:
+        try:
+            opened = open_record(old_dk, r)
+        except IntegrityError:
+            continue  # never opened, never will: left under the dying key
+        key = None
+        if r.text_key is not None:
+            key = text_key(
+                new_dk,
+                r.partition_id,
+                r.origin_kind,
+                r.origin_key or "",
+                r.author_key or "",
+                same_sentence(opened.fact.text),
+            )
+        out.append((r.id, reencrypt(old_dk, new_dk, r), key))
+    return out
 
 
 def _moved(rows: list[FactRow], old_dk: bytes, new_dk: bytes) -> list[tuple[str, bytes]]:

@@ -199,12 +199,13 @@ class Store(ABC):
         version: int,
         old_wrapped: bytes,
         new_wrapped: bytes,
-        facts: Sequence[tuple[str, bytes]],
+        facts: Sequence[tuple[str, bytes, str | None]],
         archived: Sequence[tuple[str, bytes]],
         keycheck: bytes,
     ) -> bool:
-        """Replace a partition's data key and every ciphertext under it (live and archived),
-        if nothing changed since `version` was read; False (nothing written) otherwise."""
+        """Replace a partition's data key and every ciphertext under it (live and archived,
+        the live rows' text keys with them: `(id, ciphertext, text_key)`), if nothing
+        changed since `version` was read; False (nothing written) otherwise."""
 
     # -- facts; every mutation bumps its partition's version in the same transaction, and a
     # written row records the version it made (`FactRow.rev`) --

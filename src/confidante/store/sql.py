@@ -449,7 +449,7 @@ class SqlStore(Store):
         version: int,
         old_wrapped: bytes,
         new_wrapped: bytes,
-        facts: Sequence[tuple[str, bytes]],
+        facts: Sequence[tuple[str, bytes, str | None]],
         archived: Sequence[tuple[str, bytes]],
         keycheck: bytes,
     ) -> bool:
@@ -465,8 +465,8 @@ class SqlStore(Store):
                 return False
             self._erased()
             self._many(
-                "UPDATE memory_facts SET ciphertext = ?, rev = ? WHERE id = ?",
-                [(ct, version + 1, fid) for fid, ct in facts],
+                "UPDATE memory_facts SET ciphertext = ?, rev = ?, text_key = ? WHERE id = ?",
+                [(ct, version + 1, tk, fid) for fid, ct, tk in facts],
             )
             self._many(
                 "UPDATE memory_archive SET ciphertext = ? WHERE id = ?",

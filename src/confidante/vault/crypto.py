@@ -67,6 +67,15 @@ def keyed_id(secret: bytes, domain: str, raw: str) -> str:
     return hmac.new(secret, f"{domain}\x00{raw}".encode(), hashlib.sha256).hexdigest()[:32]
 
 
+def text_key(dk: bytes, *parts: str) -> str:
+    """A digest of a fact's text in its place (`parts`: partition, origin, author, the
+    sentence), keyed by the partition's data key: the same sentence said again there is
+    found without decrypting anything, and destroying the key (forgetting) or replacing it
+    (a re-key) leaves nothing in old copies of the files to test a guess against."""
+    sub = hmac.new(dk, b"confidante text key", hashlib.sha256).digest()
+    return hmac.new(sub, "\x00".join(parts).encode(), hashlib.sha256).hexdigest()[:32]
+
+
 def key_file_for(db_path: Path) -> Path:
     return db_path.with_name(db_path.name + ".key")
 
