@@ -52,7 +52,9 @@ def locomo_sessions() -> list[Batch]:
 
 def corpus(n: int, sessions: list[Batch] | None) -> list[Batch]:
     """n facts as batches: LoCoMo sessions (read again, a year later each pass, past 5,882
-    turns), or synthetic sentences 1,000 at a time."""
+    turns), or synthetic sentences 1,000 at a time. A turn read again ends with its pass's
+    number ("... (#2)"): the same sentence said again in the same place is one fact
+    (`remember_many`), and the partition must hold n."""
     if sessions is None:
         texts = sentences(n, seed=n)
         now = datetime(2023, 1, 1, tzinfo=UTC)
@@ -63,7 +65,8 @@ def corpus(n: int, sessions: list[Batch] | None) -> list[Batch]:
         for when, turns in sessions:
             if left <= 0:
                 break
-            out.append((when + timedelta(days=366 * year), turns[:left]))
+            said = turns[:left] if not year else [f"{t} (#{year + 1})" for t in turns[:left]]
+            out.append((when + timedelta(days=366 * year), said))
             left -= len(out[-1][1])
         year += 1
     return out

@@ -198,6 +198,7 @@ class PartitionIndex:
     _claims: list[object] = field(init=False, default_factory=list)
     _has_claim: np.ndarray = field(init=False, default_factory=lambda: np.zeros(0, bool))
     _unread: list[int] | None = field(init=False, default=None)  # rows of _UNREAD, once found
+    _row_of: dict[str, int] | None = field(init=False, default=None)  # fact id -> row, lazily
     _author_keys: list[str | None] = field(init=False, default_factory=list)
     _inherited: dict[str, Claim | None] = field(init=False, default_factory=dict)
     # The older version this index replaces, while rankers prepare it (`inherit`): they may
@@ -258,6 +259,7 @@ class PartitionIndex:
         grown._claims = [*self._claims, *read.claims]
         grown._has_claim = np.concatenate((self._has_claim, _has_claim(read.claims)))
         grown._unread = None
+        grown._row_of = None
         grown._author_keys = self._author_keys
         grown._inherited = self._inherited
         grown._masks = {
@@ -364,10 +366,15 @@ class PartitionIndex:
         return self._author_keys
 
     def extend_expiry(self, ids: set[str], expires_ms: int) -> None:
-        """Refresh-on-read: push cached expiries forward like the store just did."""
-        for i, f in enumerate(self.facts):
-            if f.fact.id in ids and f.expires_ms is not None and self.expires[i] < expires_ms:
-                self.expires[i] = expires_ms
+        """Refresh-on-read: push cached expiries forward like the store just did. Every
+        recall refreshes what it returned: the rows are found by id (`_row_of`, made once
+        per index), not by a pass over every fact."""
+        if self._row_of is None:
+            self._row_of = {f.fact.id: i for i, f in enumerate(self.facts)}
+        for fid in ids:
+            i = self._row_of.get(fid)
+            if i is not None and self.facts[i].expires_ms is not None:
+                self.expires[i] = max(int(self.expires[i]), expires_ms)
 
     def __len__(self) -> int:
         return len(self.facts)

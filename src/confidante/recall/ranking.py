@@ -307,7 +307,7 @@ class Pipeline:
         neighbour_weight: float = 0.3,
         session_weight: float = 0.3,
         question_penalty: float = 0.4,
-        context_depth: int = 4096,
+        context_depth: int = 1024,
     ) -> None:
         if not rankers:
             raise ValueError("a pipeline needs at least one ranker")
@@ -320,7 +320,11 @@ class Pipeline:
         # Only this many of the best hits by their own score are read with their context:
         # a question naming a speaker matches half of a transcript by the name alone, and at
         # 100k facts reading 50k hits' neighbours and conversations cost more than the
-        # ranking. The 4,097th hit by its own score does not reach the first ten.
+        # ranking. With meaning, every line above the cosine floor is a hit too (~3,700 of
+        # 10k LoCoMo turns against ~1,400 by keywords), and reading them with their context
+        # was most of what meaning added to a recall. 1,024 of 4,096: on 300 LoCoMo questions
+        # over 10k turns in one partition the first ten are 99.9% the same (99.0% of the
+        # lists identical); no partition of LoCoMo or the bilingual sets has that many hits.
         self.context_depth = context_depth
 
     def rank(

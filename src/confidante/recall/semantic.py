@@ -9,7 +9,7 @@ configured (or by another one) are embedded at load time, in memory only.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -125,10 +125,21 @@ class _Routed:
     multilingual: np.ndarray
     english_rows: np.ndarray  # bool (n,): rows the English model read
     other: np.ndarray  # rows that are not English (positions of ~english_rows)
+    # their multilingual rows, gathered once (not at every query)
+    other_rows: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
+
+    def __post_init__(self) -> None:
+        if len(self.other) and len(self.other_rows) != len(self.other):
+            self.other_rows = np.ascontiguousarray(np.take(self.multilingual, self.other, axis=0))
 
     @property
     def nbytes(self) -> int:  # for the partition cache's budget
-        return self.english.nbytes + self.multilingual.nbytes + self.other.nbytes
+        return (
+            self.english.nbytes
+            + self.multilingual.nbytes
+            + self.other.nbytes
+            + self.other_rows.nbytes
+        )
 
 
 class Semantic:
@@ -176,10 +187,13 @@ class Semantic:
     def _matrix(self, facts: Sequence[IndexedFact]) -> np.ndarray:
         """The stored vectors of `facts` as float16 rows; a fact stored without one of this
         embedder's is embedded now, in memory only."""
+        made = [self._made_here(f.vector, f.embedder) for f in facts]
+        if facts and all(made):  # one copy, not a row at a time
+            return np.vstack([f.vector for f in facts])  # type: ignore[misc]
         mat = np.zeros((len(facts), self.embedder.dim), dtype=np.float16)
         missing = []
         for i, f in enumerate(facts):
-            if self._made_here(f.vector, f.embedder):
+            if made[i]:
                 mat[i] = f.vector
             else:
                 missing.append(i)
@@ -231,11 +245,15 @@ class Semantic:
         mat = self._matrix(added)
         if isinstance(before, _Routed):
             english, multilingual, has_english = self._split(mat, added, None)
+            other = np.flatnonzero(~has_english)
             index.extras[_KEY] = _Routed(
                 before.english.appended(english, self._basis()),
                 np.concatenate((before.multilingual, multilingual)),
                 np.concatenate((before.english_rows, has_english)),
-                np.concatenate((before.other, first + np.flatnonzero(~has_english))),
+                np.concatenate((before.other, first + other)),
+                np.concatenate(
+                    (before.other_rows.reshape(-1, multilingual.shape[1]), multilingual[other])
+                ),
             )
         else:
             assert isinstance(before, _Rows)
@@ -291,21 +309,28 @@ class Semantic:
                 return s
             # the best visible English rows by the English model (among the rows read whole,
             # when the coarse pass ran): a row the reader may not see never takes a place
-            shown = np.flatnonzero(visible & vectors.english_rows) if exact is None else exact
-            shown = shown[vectors.english_rows[shown]]
-            if len(shown) > _BLEND_TOP:
-                top = np.argpartition(s[shown], len(shown) - _BLEND_TOP)[-_BLEND_TOP:]
-                rows = shown[top]
+            if exact is None:
+                shown = visible & vectors.english_rows
+                if int(np.count_nonzero(shown)) > _BLEND_TOP:
+                    # one pass over the scores, the hidden and non-English rows at -inf
+                    ranked = np.where(shown, s, -np.inf)
+                    rows = np.argpartition(ranked, len(s) - _BLEND_TOP)[-_BLEND_TOP:]
+                else:
+                    rows = np.flatnonzero(shown)
             else:
-                rows = shown
+                shown = exact[vectors.english_rows[exact]]
+                if len(shown) > _BLEND_TOP:
+                    top = np.argpartition(s[shown], len(shown) - _BLEND_TOP)[-_BLEND_TOP:]
+                    rows = shown[top]
+                else:
+                    rows = shown
             rows = np.sort(rows)  # gathered in row order
             m = np.take(vectors.multilingual, rows, axis=0)
             s[rows] = (1.0 - blend) * s[rows] + blend * np.minimum(
                 a * _cosines(m, q_multi) + b, 1.0
             )
         if len(vectors.other):
-            m = np.take(vectors.multilingual, vectors.other, axis=0)
-            s[vectors.other] = np.minimum(a * _cosines(m, q_multi) + b, 1.0)
+            s[vectors.other] = np.minimum(a * _cosines(vectors.other_rows, q_multi) + b, 1.0)
         return s
 
 
