@@ -219,7 +219,7 @@ def _card_prefix_ok(number: str) -> bool:
 
 
 def find_gov_ids(text: str) -> Iterator[Finding]:
-    if spelled.HINT.search(text):
+    if spelled.hint(text):
         for m in _SPELLED_ID.finditer(text):
             if spelled.digit_count(m.group("run")) >= 6:
                 yield Finding("gov_id", m.start("run"), m.end("run"))

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 
 from . import streets, towns
-from ._text import has_digit
+from ._text import has_digit, substring_test
 from .findings import Finding
 
 STREET_TYPES = (
@@ -86,15 +86,25 @@ _STREET_WORD = re.compile(rf"\b(?:{STREET_TYPES}|{ROMANCE_STREETS})\b", re.I)
 _EU_STREET = (
     r"(?i:calle|c/|avenida|avda\.?|paseo|carrera|carretera|ctra\.|camino|ronda|traves[ií]a"
     r"|rambla|glorieta|r[uú]a|travessa|estrada|rodovia|pra[çc]a|viale|piazza|piazzale|corso|vicolo"
-    r"|rue|chemin|impasse|all[ée]e|quai|boulevard|bd\.|ulica|ul\.|calea|bulevardul|jalan|jl\."
-    # Polish, Romanian, Portuguese, Spanish and Italian words, Mexican street kinds
-    r"|plac|aleja|al\.|pl\.|os\.|osiedle|skwer|rondo|drumul|aleea|[șş]oseaua|soseaua|splaiul"
-    r"|intrarea|pia[țţ]a|strada|str\.|bd\.|beco|ladeira|cuesta|vial|pasaje|callej[óo]n"
-    r"|urbanizaci[óo]n|cerrada|privada|prolongaci[óo]n|continuaci[óo]n|calzada|andador"
-    r"|circuito|retorno|peatonal|borgo|rotonda|contrada|vicoletto|traversa)"
-    r"|Av\.?|Via|Avenue|Place|Plaza|Largo|Alameda|Strada|Cours|Route|Pl\.|Jir[óo]n|R\."
+    r"|rue|chemin|impasse|all[ée]e|quai|boulevard|bd\.|ulica|ul\.|calea|bulevardul|jalan|jl\.)"
+    r"|Av\.?|Via|Avenue|Place|Plaza|Largo|Alameda|Strada|Cours|Route|Pl\.|Jir[óo]n"
     r"|Jr\.(?=\s+(?:de|del)\b)"
 )
+# Polish, Romanian, Portuguese, Spanish and Italian words, Mexican street kinds: a second
+# pattern behind a substring test, so that ordinary chat pays for none of them.
+_EU_STREET_MORE = (
+    r"(?i:plac|aleja|al\.|pl\.|os\.|osiedle|skwer|rondo|drumul|aleea|[șş]oseaua|soseaua"
+    r"|splaiul|intrarea|pia[țţ]a|str\.|beco|ladeira|cuesta|vial|pasaje|callej[óo]n"
+    r"|urbanizaci[óo]n|cerrada|privada|prolongaci[óo]n|continuaci[óo]n|calzada|andador"
+    r"|circuito|retorno|peatonal|borgo|rotonda|contrada|vicoletto|traversa)|R\."
+)
+_EU_MORE_TEST = substring_test(
+    ("plac", "aleja", "al. ", "pl. ", "os. ", "osiedle", "skwer", "rondo", "drumul", "aleea",
+     "oseaua", "splaiul", "intrarea", "piața", "piata", "str. ", "beco", "ladeira", "cuesta",
+     "vial ", "pasaje", "callej", "urbaniz", "cerrada", "privada", "prolongaci", "continuaci",
+     "calzada", "andador", "circuito", "retorno", "peatonal", "borgo", "rotonda", "contrada",
+     "vicoletto", "traversa", "r. ")
+)  # fmt: skip
 _PARTICLE = (
     r"(?:de|del|de\s+la|de\s+los|de\s+las|la|las|los|el|da|das|do|dos|di|della|du|des|d['\u2019])"
 )
@@ -112,8 +122,11 @@ _EU_TAIL = (
     r"(?:\s*[-,]\s*[A-ZÀ-Þ][\w'\u2019-]*(?:\s[A-ZÀ-Þ][\w'\u2019-]*){0,2})?"
     r"(?:,?\s*(?:[A-Z]{1,2}-)?\d{4,5}(?:-\d{3})?(?:\s+[A-ZÀ-Þ][\w'\u2019-]*){0,3})?"
 )
-_EUROPEAN = re.compile(
-    rf"(?<![\w-])(?:{_EU_STREET})\s+(?:{_EU_NAME}\s+){{0,4}}{_EU_NAME},?\s*{_EU_NUMBER}\b{_EU_TAIL}"
+_EUROPEAN, _EUROPEAN_MORE = (
+    re.compile(
+        rf"(?<![\w-])(?:{words})\s+(?:{_EU_NAME}\s+){{0,4}}{_EU_NAME},?\s*{_EU_NUMBER}\b{_EU_TAIL}"
+    )
+    for words in (_EU_STREET, _EU_STREET_MORE)
 )
 # Colombia and neighbours: "Calle 50 # 45-30", "Carrera 7 No. 71-21", "Cra 15 #88-64".
 _GRID = re.compile(
@@ -130,20 +143,23 @@ _MILITARY = re.compile(
 # A postal line (US "City, ST 12345", UK or Canadian postcode, European "28013 Madrid") after
 # a line or comma-separated part that starts with a house number, a unit or a box: the parts
 # of a multi-line address ("Suite 200 / Mountain View, CA 94043 / USA").
+# (each branch starts by consuming a character and looks behind after it: a pattern that
+# starts with an assertion is tried at every position of the text)
 _POSTAL_LINE = re.compile(
-    # a town starts a word: tried once per word, not once per capital inside a long token
-    r"(?<![\w.'\u2019-])[A-Z][\w.'\u2019-]*(?:\s+[A-Z][\w.'\u2019-]*){0,3},?\s+[A-Z]{2}\s+\d{5}"
-    r"(?:-\d{4})?\b"
-    r"|\b[A-Z]{1,2}\d[A-Z\d]?\s?\d[ABD-HJLNP-UW-Z]{2}\b"
-    r"|\b[ABCEGHJ-NPRSTVXY]\d[A-Z]\s?\d[A-Z]\d\b"
-    r"|(?<![\w-])(?:[A-Z]{1,2}-)?\d{5}(?:-\d{3})?[ \t]+[A-ZÀ-Þ][\w'\u2019-]+"
+    # a town starts a word
+    r"[A-Z](?<![\w.'\u2019-][A-Z])[\w.'\u2019-]*(?:\s+[A-Z][\w.'\u2019-]*){0,3},?\s+[A-Z]{2}\s+"
+    r"\d{5}(?:-\d{4})?\b"
+    r"|[A-Z](?<!\w[A-Z])[A-Z]?\d[A-Z\d]?\s?\d[ABD-HJLNP-UW-Z]{2}\b"
+    r"|[ABCEGHJ-NPRSTVXY](?<!\w[A-Z])\d[A-Z]\s?\d[A-Z]\d\b"
+    r"|[A-Z](?<![\w-][A-Z])[A-Z]?-\d{5}(?:-\d{3})?[ \t]+[A-ZÀ-Þ][\w'\u2019-]+"
     r"(?:[ \t]+[A-ZÀ-Þ][\w'\u2019-]+)?"
+    r"|\d(?<![\w-]\d)\d{4}(?:-\d{3})?[ \t]+[A-ZÀ-Þ][\w'\u2019-]+(?:[ \t]+[A-ZÀ-Þ][\w'\u2019-]+)?"
     # "1010 Wien", "2000 Antwerpen": four digits are a year ("a 1968 Kustom") unless they
-    # start a line or follow a comma or a separator
-    r"|(?:^|(?<=[\n,;|>/])|(?<=[\n,;|>/][ \t]))(?:[A-Z]{1,2}-)?\d{4}[ \t]+[A-ZÀ-Þ][\w'\u2019-]+"
+    # follow a comma, a line break or a separator (taken into the match)
+    r"|[\n,;|>/][ \t]?(?:[A-Z]{1,2}-)?\d{4}[ \t]+[A-ZÀ-Þ][\w'\u2019-]+"
     r"(?:[ \t]+[A-ZÀ-Þ][\w'\u2019-]+)?"
 )
-_YEAR_TOWN = re.compile(r"(?:19|20)\d\d\s")
+_YEAR_TOWN = re.compile(r"[\n,;|>/]?[ \t]?(?:19|20)\d\d\s")
 _ADDRESS_PART = re.compile(
     r"(?:^|[\n,;|>]|(?<!\d):|\bto\b|\bat\b)\s*(?P<part>(?:\d{1,6}[A-Za-z]?(?:[-/]\d{1,5})?\s+[A-Za-zÀ-ÿ]"
     r"|(?i:suite|ste\.?|unit|apt\.?|apartment|flat|floor|room|bldg\.?|building|p\.?\s?o\.?\s*box|"
@@ -309,6 +325,9 @@ def _candidates(text: str) -> Iterator[Finding]:
             yield Finding("street_address", m.start(), m.end())
     for pattern in (_EUROPEAN, _GRID, _MILITARY, _FRENCH):
         for m in pattern.finditer(text):
+            yield Finding("street_address", m.start(), m.end())
+    if _EU_MORE_TEST.search(text.lower()):
+        for m in _EUROPEAN_MORE.finditer(text):
             yield Finding("street_address", m.start(), m.end())
     for m in _GERMAN_TWO_WORDS.finditer(text):
         if not _UNIT_AFTER.match(text, m.end()):  # "Auf dem Berg 2 Stunden gewandert"

@@ -328,14 +328,10 @@ _SPELLED_DIGITS = re.compile(
     r"|[〇零一二三四五六七八九幺两\d](?:\s*[〇零一二三四五六七八九幺两\d]){6,}",
     re.I,
 )
-_SPELLED_HINT = re.compile(
-    rf"(?<!\w)(?:{_DIGIT_WORD})[\s,.-]+(?:{_DIGIT_WORD})(?!\w)|[〇零一二三四五六七八九幺]{{3}}",
-    re.I,
-)
 
 
 def _spelled_phones(text: str) -> Iterator[Finding]:
-    if not _SPELLED_HINT.search(text):
+    if not spelled.hint(text):
         return
     for m in _SPELLED_DIGITS.finditer(text):
         if sum(ch.isdigit() for ch in m.group()) == len(m.group().replace(" ", "")):

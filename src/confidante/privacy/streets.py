@@ -154,6 +154,7 @@ _GERMAN_PLACE_ENDINGS = (
 # -- Greek -----------------------------------------------------------------------------------
 # Greek letters by code point: a capital (accented or not), then small letters
 _GREEK_WORD = "[\u0386-\u038f\u0391-\u03a9][\u03ac-\u03ce\u0390]+"
+_GREEK_LETTER = re.compile("[\u0370-\u03ff]")
 _GREEK = re.compile(
     r"(?<![\w])(?:(?P<gw>Οδός|οδός|Οδ\.|Λεωφόρος|Λεωφ\.|Λ\.|Πλατεία|Πλ\.|Πάροδος)\s+)?"
     rf"(?P<name>{_GREEK_WORD}(?:\s+{_GREEK_WORD}){{0,2}})\s+"
@@ -237,8 +238,8 @@ _NOT_TOWNS = frozenset(
 # -- a flat or suite, then a postcode and a town ---------------------------------------------
 _UNIT = re.compile(
     r"(?<![\w-])(?i:apt\.?|apartment|suite|ste\.|flat|unit|studio|wohnung|whg\.?|appartement"
-    r"|appt\.?|apto\.?|piso|depto\.?|departamento|lgh\.?|lejl\.?|leilighet|asunto|as\.|byt"
-    r"|lokal|m\.|bloco|bloque|esc\.|escalera|interior|edif\.|appartamento|puerta)"
+    r"|appt\.?|apto\.?|piso|depto\.?|departamento|lgh\.?|lejl\.?|leilighet|asunto|byt"
+    r"|lokal|bloco|bloque|esc\.|escalera|interior|edif\.|appartamento|puerta)"
     r"\s*#?\s*[\w-]{0,5}\d[\w-]{0,5}\b"
 )
 _UNIT_POSTCODE = re.compile(
@@ -268,7 +269,6 @@ def _town_after(text: str, pos: int) -> bool:
 
 # Cheap tests first: every name-and-number form ends in a word right before a number, and
 # each family's word has a shape that a set or a suffix test tells at C speed.
-_WORD_BEFORE_NUMBER = re.compile(r"(?<![^\W\d_])([^\W\d_]+)\.?[ \t]*(?=\d)")
 _AFTER_ONLY = re.compile(rf"(?i:{_AFTER_WORDS})")
 _SUFFIX_ENDS = (
     *_SUFFIXES.split("|"),
@@ -278,32 +278,54 @@ _SUFFIX_ENDS = (
 )
 _SLAVIC_END = re.compile(rf"(?:{_SLAVIC_ENDINGS})$|[{_SLAVIC_LETTERS}]")
 _SLAVIC_PREPOSITION_HINT = re.compile(rf"(?<![\w-])(?:{_SLAVIC_PREPOSITION})\s+[{_CAP}]")
-_COMMA_POSTCODE = re.compile(r",\s*(?:[A-Z]{1,2}-)?\d{3}")
-_LABEL_TEST = substring_test(
-    ("home", "addr", "adr", "add", "adresse", "anschrift", "zuhause", "domicil", "direcci",
-     "dir", "casa", "maison", "siden", "shipping", "billing", "ship to", "deliver to",
-     "livraison", "env", "entrega")
-)  # fmt: skip
-_BOX_TEST = substring_test(
-    ("box", "postfach", "bp", "b.p.", "cs", "apartado", "apdo", "casilla", "caixa", "casella",
-     "skrytka", "boîte", "boite", "postale", "postbus", "postboks", "bag", "pmb")
-)  # fmt: skip
-_UNIT_TEST = substring_test(
-    ("apt", "apartment", "suite", "ste.", "flat", "unit", "studio", "wohnung", "whg", "appart",
-     "appt", "apto", "piso", "depto", "departamento", "lgh", "lejl", "leilighet", "asunto",
-     "as.", "byt", "lokal", "m.", "bloco", "bloque", "esc", "interior", "edif", "puerta")
-)  # fmt: skip
+# "..., 63996 Chauveau": a postcode after a comma, then a town
+_COMMA_POSTCODE = re.compile(rf",\s*{_POSTCODE}\s+[{_CAP}]")
+_NUMBER_RUN = re.compile(r"\d+")
+_STEMS = {
+    "label": ("home", "addr", "adr", "add", "adresse", "anschrift", "zuhause", "domicil",
+              "direcci", "dir", "casa", "maison", "siden", "shipping", "billing", "ship to",
+              "deliver to", "livraison", "env", "entrega"),
+    "box": ("box", "postfach", "bp", "b.p.", "cs", "apartado", "apdo", "casilla", "caixa",
+            "casella", "skrytka", "boîte", "boite", "postale", "postbus", "postboks", "bag",
+            "pmb"),
+    "unit": ("apt", "apartment", "suite", "ste.", "flat", "unit", "studio", "wohnung", "whg",
+             "appart", "appt", "apto", "piso", "depto", "departamento", "lgh", "lejl",
+             "leilighet", "asunto", "byt", "lokal", "bloco", "bloque", "esc", "interior",
+             "edif", "puerta"),
+}  # fmt: skip
+_LABEL_TEST, _BOX_TEST, _UNIT_TEST = (substring_test(_STEMS[k]) for k in ("label", "box", "unit"))
+_ANY_TEST = substring_test(tuple(stem for stems in _STEMS.values() for stem in stems))
+
+
+def _words_before_numbers(text: str) -> list[str]:
+    """The word right before each number ("Hämeentie" of "Hämeentie 14", "g" of "g. 12"):
+    found from the numbers, which are few, by reading back."""
+    words = []
+    for m in _NUMBER_RUN.finditer(text):
+        end = m.start()
+        while end > 0 and text[end - 1] in " \t":
+            end -= 1
+        if end > 0 and text[end - 1] == ".":
+            end -= 1
+        start = end
+        while start > 0 and text[start - 1].isalpha():
+            start -= 1
+        if start < end:
+            words.append(text[start:end])
+    return words
 
 
 def find(text: str) -> Iterator[Finding]:
     """Yield street-address spans written in the ways above (but corners: ``find_corners``)."""
-    words = [m.group(1) for m in _WORD_BEFORE_NUMBER.finditer(text)]
+    words = _words_before_numbers(text)
     if words:
         yield from _named_streets(text, words)
     if _COMMA_POSTCODE.search(text):
         for m in _ROMANCE_NO_NUMBER.finditer(text):
             yield Finding(CATEGORY, m.start(), m.end())
     low = text.lower()
+    if not _ANY_TEST.search(low) and "信箱" not in text:
+        return
     if (":" in text or "=" in text) and _LABEL_TEST.search(low):
         yield from _labelled(text)
     if _BOX_TEST.search(low) or "信箱" in text:
@@ -315,9 +337,12 @@ def find(text: str) -> Iterator[Finding]:
 def _named_streets(text: str, words: list[str]) -> Iterator[Finding]:
     low = [w.lower() for w in words]
     after = any(_AFTER_ONLY.fullmatch(w) or _AFTER_ONLY.fullmatch(f"{w}.") for w in low)
-    suffixed = any(w.endswith(_SUFFIX_ENDS) for w in low)
-    slavic = any(_SLAVIC_END.search(w) for w in words)
-    german = any(w.endswith(_GERMAN_PLACE_ENDINGS) for w in low)
+    # the other forms end in a capitalised name ("Hämeentie 14", "Kapitulská 92", "Am
+    # Kupfergraben 6"), or in "Gasse" after a hyphen
+    names = [w for w in words if w[0].isupper()]
+    suffixed = any(w.lower().endswith(_SUFFIX_ENDS) for w in names)
+    slavic = any(_SLAVIC_END.search(w) for w in names)
+    german = any(w.lower().endswith(_GERMAN_PLACE_ENDINGS) for w in names)
     for m in _WORD_AFTER.finditer(text) if after else ():
         end = m.end("num")
         word = m.group("word").lower()
@@ -341,7 +366,7 @@ def _named_streets(text: str, words: list[str]) -> Iterator[Finding]:
         word, end = m.group("w"), m.end("num")
         if _ends(text, end) and (_slavic_name(word) or _town_after(text, end)):
             yield Finding(CATEGORY, m.start(), end)
-    prepositional = german or slavic or _SLAVIC_PREPOSITION_HINT.search(text)
+    prepositional = german or slavic or (names and _SLAVIC_PREPOSITION_HINT.search(text))
     for m in _PREPOSITIONAL.finditer(text) if prepositional else ():
         name, end = m.group("name"), m.end("num")
         if not _ends(text, end):
@@ -352,7 +377,7 @@ def _named_streets(text: str, words: list[str]) -> Iterator[Finding]:
             ok = any(ch in _SLAVIC_LETTERS for ch in name) or _town_after(text, end)
         if ok:
             yield Finding(CATEGORY, m.start(), end)
-    if any("\u0370" <= ch <= "\u03ff" for ch in text):
+    if not text.isascii() and _GREEK_LETTER.search(text):
         for m in _GREEK.finditer(text):
             end = m.end("num")
             short = len(m.group("num").split("-")[0].split("/")[0]) <= 3
