@@ -72,6 +72,7 @@ def agent_context_denial(ctx: Context) -> str | None:
     if ctx.surface not in AGENT_SURFACES:
         return "surface_not_allowed"
     people = [ctx.actor, *ctx.participants] if ctx.actor else list(ctx.participants)
+    people += [a for a, _ in ctx.names]  # nor name one (the directory would keep it)
     if any(parse_actor(a)[0] in RESERVED_PLATFORMS for a in people):
         return "reserved_platform"
     return None

@@ -66,7 +66,7 @@ def _clause(key: str, value: Any, budget: list[int]) -> Predicate:
     if isinstance(value, Mapping):
         checks = [_op(key, str(op), arg, read) for op, arg in value.items()]
         if not checks:
-            raise InvalidFilter(f"the filter on {key} is empty")
+            raise InvalidFilter(f"the filter on {_shown(key)} is empty")
         return lambda f: all(c(f) for c in checks)
     _scalar(key, value)
     return lambda f: read(f) == value
@@ -84,10 +84,10 @@ def _reader(key: str) -> Callable[[Fact], Any]:
 def _op(key: str, op: str, arg: Any, read: Callable[[Fact], Any]) -> Predicate:
     name = op.lstrip("$").lower()
     if name not in _OPS:
-        raise InvalidFilter(f"unknown operator in the filter on {key}")
+        raise InvalidFilter(f"unknown operator in the filter on {_shown(key)}")
     if name in ("in", "nin"):
         if not isinstance(arg, Sequence) or isinstance(arg, str):
-            raise InvalidFilter(f"${name} on {key} takes a list")
+            raise InvalidFilter(f"${name} on {_shown(key)} takes a list")
         for a in arg:
             _scalar(key, a)
         values = list(arg)
@@ -104,7 +104,7 @@ def _op(key: str, op: str, arg: Any, read: Callable[[Fact], Any]) -> Predicate:
 
 def _compare(name: str, read: Callable[[Fact], Any], arg: Any, key: str) -> Predicate:
     if isinstance(arg, bool) or not isinstance(arg, int | float | str):
-        raise InvalidFilter(f"${name} on {key} takes a number or a string")
+        raise InvalidFilter(f"${name} on {_shown(key)} takes a number or a string")
 
     number = not isinstance(arg, str)
 
@@ -156,7 +156,15 @@ def _when(key: str, arg: Any) -> datetime:
 
 def _scalar(key: str, value: Any) -> None:
     if value is not None and not isinstance(value, str | int | float | bool):
-        raise InvalidFilter(f"the filter on {key} compares with a string, number, bool or null")
+        raise InvalidFilter(
+            f"the filter on {_shown(key)} compares with a string, number, bool or null"
+        )
+
+
+def _shown(key: str) -> str:
+    """How an error names a filter's key: our own field names as they are, an app's metadata
+    key never (it is the caller's text, and may be anything)."""
+    return key if key in _FIELDS or key in _TIMES else "a metadata key"
 
 
 __all__ = ["InvalidFilter", "Predicate", "compile_filters"]
