@@ -111,7 +111,10 @@ def test_shared_spaces_read_and_write_as_the_table_says(mem: Memory) -> None:
     mem.create_space(owner, "home", members=[ALICE, BOB])
     alice, bob, carol = Context.dm(ALICE), Context.dm(BOB), Context.dm(CAROL)
     wifi = mem.remember(alice, "The bins go out on Tuesday night", "shared:home")
-    assert wifi.scope.value == "shared"
+    assert wifi.scope.value == "shared" and wifi.space == "home"
+    assert mem.get(bob, wifi.id).space == "home"
+    assert [f.id for f in mem.list_page(owner, space="home").facts] == [wifi.id]
+    assert mem.list_page(owner, space="elsewhere").facts == []
     assert "The bins go out on Tuesday night" in _texts(mem.recall(bob, "bins"))
     assert "The bins go out on Tuesday night" in _texts(mem.recall(owner, "bins"))
     assert "The bins go out on Tuesday night" in mem.prompt_context(bob, "bins")

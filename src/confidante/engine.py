@@ -604,6 +604,7 @@ class Engine:
                 text=g.text,
                 subject=target.subject,
                 community=target.community,
+                space=target.space_name,
                 origin=f"{origin_kind.value}:{origin_raw}" if origin_raw else origin_kind.value,
                 author=author,
                 tier=Tier.INTERNAL,

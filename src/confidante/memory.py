@@ -71,10 +71,11 @@ class Memory(Engine):
         community: str | None = None,
         offset: int = 0,
         filters: Mapping[str, Any] | None = None,
+        space: str | None = None,
     ) -> Page:
         """A page of what `ctx` may see, newest first, with the true total and a cursor for
-        the next page; optionally one scope, one person or one community, and only the
-        facts `filters` keep (see `recall`)."""
+        the next page; optionally one scope, one person, one community or one shared space
+        (by name), and only the facts `filters` keep (see `recall`)."""
         return paging.list_page(
             self,
             ctx,
@@ -85,6 +86,7 @@ class Memory(Engine):
             community=community,
             offset=offset,
             filters=filters,
+            space=space,
         )
 
     def search_page(

@@ -487,6 +487,7 @@ class Fact:
     text: str
     subject: str | None = None  # the person a user-scope fact is about
     community: str | None = None  # guild-scope community, or the origin community
+    space: str | None = None  # a shared-scope fact's space (its name)
     origin: str = ""  # dm:<writer> | guild:<community> | group:<community> | owner | ...
     author: str | None = None
     tier: Tier = Tier.INTERNAL

@@ -431,6 +431,7 @@ class WriteTarget:
     group: bool = False  # the community is a group chat
     session: str | None = None  # session scope
     space: str | None = None  # shared scope: the space's id
+    space_name: str | None = None  # ...and its name, sealed with the fact
 
 
 def default_namespace(ctx: Context, owners: Collection[str]) -> str:
@@ -493,7 +494,7 @@ def resolve_write(
         space = (spaces or {}).get(name)
         if space is None:  # no such space, or not open here: the same answer
             raise AccessDenied("not_a_member", scope="shared")
-        return WriteTarget(Scope.SHARED, space=space)
+        return WriteTarget(Scope.SHARED, space=space, space_name=name)
     raise AccessDenied("unknown_namespace")
 
 

@@ -100,9 +100,11 @@ def list_page(
     community: str | None = None,
     offset: int = 0,
     filters: Mapping[str, Any] | None = None,
+    space: str | None = None,
 ) -> Page:
     """A page of `mem.list(ctx, filters=filters)`, optionally only one scope, one person
-    (`subject`, an actor) or one community (as facts name it, e.g. `discord:g1`). Pages
+    (`subject`, an actor), one community (as facts name it, e.g. `discord:g1`) or one shared
+    space (by name). Pages
     follow a cursor, or start at `offset` (numbered pages for a person at a screen)."""
     limit = _limit(limit)
     if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
@@ -114,6 +116,7 @@ def list_page(
         for f in mem.list(ctx, filters=filters)
         if (wanted_scope is None or f.scope is wanted_scope)
         and _matches(f, wanted_subject, community or None)
+        and (space is None or f.space == space)
     ]
     start = offset
     if cursor is not None:

@@ -108,6 +108,8 @@ def seal_fact(
         payload["d"] = list(dependents)
     if fact.metadata:
         payload["m"] = dict(fact.metadata)
+    if fact.space:
+        payload["sp"] = fact.space
     if history:
         payload["h"] = [[at, text] for at, text in history]
     if _reader:
@@ -147,6 +149,7 @@ def open_record(dk: bytes, row: FactRow) -> Opened:
         updated_at=from_ms(row.updated_at),
         expires_at=from_ms(row.expires_at),
         metadata=payload.get("m") or {},
+        space=payload.get("sp"),
     )
     vec = payload.get("b")
     vector = None
