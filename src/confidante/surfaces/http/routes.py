@@ -212,7 +212,12 @@ def search(body: SearchIn, request: Request, key: AgentKey = Depends(agent)) -> 
 def list_memories(body: ListIn, request: Request, key: AgentKey = Depends(agent)) -> FactsOut:
     mem, ctx = _resolve(request, body, key)
     page = mem.list_page(
-        ctx, limit=body.limit, cursor=body.cursor, scope=body.scope, filters=body.filters
+        ctx,
+        limit=body.limit,
+        cursor=body.cursor,
+        scope=body.scope,
+        filters=body.filters,
+        space=body.space,
     )
     return FactsOut(
         facts=[FactOut.of(f) for f in page.facts], total=page.total, next_cursor=page.next_cursor

@@ -222,6 +222,15 @@ class ListIn(Body):
         None, description="Only this scope (still only what the context may see)."
     )
     filters: Filters = None
+    space: Annotated[
+        str | None,
+        Field(
+            max_length=64,
+            description="Only this shared space's facts (by name; still only what the "
+            "context may see).",
+            examples=["home"],
+        ),
+    ] = None
 
 
 class UpdateIn(Body):
@@ -333,6 +342,7 @@ class FactOut(BaseModel):
     metadata: dict[str, Any] = Field(
         default_factory=dict, description="The app's own metadata, sealed with the text."
     )
+    space: str | None = Field(None, description="A shared fact's space (its name).")
     changes: list[str] = Field(
         default_factory=list, description="What the privacy guard changed on the way in."
     )
