@@ -128,7 +128,7 @@ class Agent:
         assert d.code == 0, d.out + d.err
         return d.json()
 
-    def refused(self, code: str, *args: str, exit_code: int = 2, **env: str) -> Done:
+    def refused(self, code: str, *args: str, exit_code: int = 3, **env: str) -> Done:
         d = self.run(*args, "--json", **env)
         assert d.code == exit_code and d.json()["error"]["code"] == code, d.out + d.err
         return d
@@ -148,7 +148,10 @@ def _error(d: Done) -> str:
 
 
 def _leaves(command: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any]]:
+    """Every command a line can run: the leaves, and a group that runs on its own (`stats`)."""
     if hasattr(command, "commands"):
+        if path and getattr(command, "invoke_without_command", False):
+            yield path, command
         for name, sub in command.commands.items():
             yield from _leaves(sub, (*path, name))
     else:
@@ -175,10 +178,13 @@ def run_all(run: Callable[[list[str]], Done], lines: dict[str, list[str]]) -> di
 def test_the_allow_lists_hold_only_the_memory_commands() -> None:
     commands = set(every_command())
     memory = {"remember", "recall", "get", "list", "update", "forget", "context", "forget-subject"}
-    assert gate.ALLOWED["client"] == memory | {"version"}
-    assert gate.ALLOWED["agent"] == memory | {"version", "mcp"}
+    memory |= {"history"}
+    public_stats = {"stats", "stats record", "stats pattern"}  # identifier-free T1 counts
+    assert gate.ALLOWED["client"] == memory | public_stats | {"version"}
+    assert gate.ALLOWED["agent"] == memory | public_stats | {"version", "mcp"}
     assert gate.ALLOWED["agent"] <= commands
     owner_only = {"init", "keys add-agent", "dashboard set-password", "import", "backup", "restore"}
+    owner_only |= {"space create", "space add", "space delete", "people", "cleanup"}
     assert owner_only <= commands - gate.ALLOWED["agent"]
 
 
@@ -231,7 +237,9 @@ def test_every_memory_command_answers_as_the_pin(deployment: Deployment, tmp_pat
     # "forget me": the pin's own actor, with no SUBJECT; someone else is refused
     agent.refused("forbidden_subject", "forget-subject", BOB)
     erased = agent.ok("forget-subject")
-    assert erased == {"forgotten": 1}  # no counts outside the owner's private contexts
+    # one shape everywhere; no counts outside the owner's private contexts
+    assert erased["forgotten"] == 1 and erased["subject"] is None
+    assert erased["facts_deleted"] is None and erased["keys_destroyed"] is None
     assert agent.ok("list")["facts"] == []
     with deployment.open() as mem:
         assert mem.get(Context.dm(BOB), bob_fact.id).text.startswith("bob keeps")
@@ -291,13 +299,13 @@ def test_every_other_command_is_refused_before_it_does_anything(
     assert {"init", "keys add-agent", "serve", "mcp", "selftest", "config"} <= set(refused)
     results = run_all(lambda argv: agent.run(*argv), refused)
     for name, d in results.items():
-        assert d.code == 2 and _error(d) == "client_mode_forbids", (name, d.out, d.err)
+        assert d.code == 3 and _error(d) == "client_mode_forbids", (name, d.out, d.err)
     assert results["init"].json()["error"]["message"].startswith("`confidante init`")
     # a local database named on a memory command is refused too
     agent.refused("client_mode_forbids", "list", "--db", str(tmp_path / "elsewhere.db"))
     agent.refused("client_mode_forbids", "remember", "x", "--create")
     d = agent.run("--install-completion")
-    assert d.code == 2 and _error(d) == "client_mode_forbids"
+    assert d.code == 3 and _error(d) == "client_mode_forbids"
     # help and the version still work
     assert agent.run("version").out.startswith("confidante ")
     assert agent.run("--version").code == 0
@@ -345,7 +353,7 @@ def test_local_mode_under_an_agent_context_changes_nothing(tmp_path: Path) -> No
         assert must in refused
     results = run_all(lambda argv: cli_in(alice, *argv, cwd=place), refused)
     for name, d in results.items():
-        assert d.code == 2 and _error(d) == "agent_context_forbids", (name, d.out, d.err)
+        assert d.code == 3 and _error(d) == "agent_context_forbids", (name, d.out, d.err)
         assert "Traceback" not in d.err
     forged = [["restore", "x", "--force"], ["init", "--owner", BOB], ["serve", "--create"]]
     for argv in forged:
@@ -394,7 +402,7 @@ def test_a_command_added_later_is_refused_until_it_is_allowed(
         ("CONFIDANTE_URL", "client_mode_forbids"),
     ]:
         monkeypatch.setenv(var, "{}")
-        assert command.main(["brand-new", "--json"], standalone_mode=False) == 2
+        assert command.main(["brand-new", "--json"], standalone_mode=False) == 3
         assert json.loads(capsys.readouterr().out)["error"]["code"] == code
         assert command.main(["version"], standalone_mode=False) in (None, 0)
         monkeypatch.delenv(var)
@@ -462,7 +470,7 @@ def test_delegated_tokens_over_http_and_the_cli(deployment: Deployment, tmp_path
     grace = Agent(tmp_path / "grace", deployment.url, made.json()["token"])
     assert grace.ok("remember", "Grace paints boats")["subject"] == GRACE
     refusal = cli(deployment.env, "keys", "mint-token", "pinned-two", "--as", BOB, "--dm", "--json")
-    assert refusal.code == 2 and refusal.json()["error"]["code"] == "delegation_forbidden"
+    assert refusal.code == 3 and refusal.json()["error"]["code"] == "delegation_forbidden"
     no_context = cli(deployment.env, "keys", "mint-token", "host-two", "--json")
     assert no_context.json()["error"]["code"] == "invalid_context"
     assert cli(deployment.env, "keys", "revoke-agent", "host-two").code == 0

@@ -85,7 +85,7 @@ def test_remember_recall_get_list_forget(run) -> None:
 def test_denials_have_codes_and_exit_non_zero(run) -> None:
     run("init")
     p = run("remember", "x", "--as", ALICE, "--dm", "-n", "owner", "--json", ok=False)
-    assert p.returncode == 2
+    assert p.returncode == 3  # refused by policy: not 2, a usage error's code
     assert j(p)["error"]["code"] == "owner_required"
     p = run("remember", "x", "--as", OWNER, "--guild", "g1", "-n", "owner", "--json", ok=False)
     assert j(p)["error"]["code"] == "owner_private_context_required"

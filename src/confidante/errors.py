@@ -431,6 +431,19 @@ ERROR_CODES: dict[str, ErrorDoc] = {
         "no database at the path given (a typo must not create a new one)",
         "no database at /srv/memory.db: run `confidante init` to create one (or pass --create)",
     ),
+    "not_a_database": _doc(
+        409,
+        "the CLI's --db (or CONFIDANTE_DB) names a folder, or a file that is not a confidante "
+        "database",
+        "/srv/notes.txt is not a confidante database (not an SQLite file): check --db",
+    ),
+    "port_in_use": _doc(
+        409,
+        "`confidante serve` on a port another process listens on (checked before anything is "
+        "set up or printed)",
+        "port 8765 on 127.0.0.1 is in use (another `confidante serve`?): stop it, or choose "
+        "another with --port",
+    ),
     "database_exists": _doc(
         409,
         "restoring over an existing database without --force",

@@ -8,7 +8,6 @@ import sys
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
 from ...errors import InvalidContext
 from ...policy import AGENT_SURFACES
@@ -18,13 +17,13 @@ from .flags import (
     DbOpt,
     JsonOpt,
     build_context,
-    context_flags,
     emit,
     errors,
     flags_given,
     flags_spec,
     open_memory,
     out,
+    with_flags,
 )
 
 
@@ -37,10 +36,6 @@ def pin_spec(flags: dict[str, Any]) -> dict[str, Any]:
             "those are the owner's own flows (use --dm, --guild, --group or --background)"
         )
     return flags_spec(flags)
-
-
-# The command receives the raw flags (a key may be unpinned, so no context is required).
-with_flags = context_flags("flags", lambda flags, _kwargs: flags)
 
 
 def register(app: typer.Typer, keys_app: typer.Typer) -> None:
@@ -101,6 +96,8 @@ def register(app: typer.Typer, keys_app: typer.Typer) -> None:
         if not keys:
             out.print("no agent keys")
             return
+        from rich.table import Table
+
         t = Table("name", "created", "pinned to")
         for k in keys:
             pin = k["pinned"]

@@ -1,25 +1,23 @@
 """`confidante` command line: every library call has a twin here, each with `--json`.
 
 The conversation context comes from flags (`--as ACTOR` plus one surface flag). This
-adapter only parses and prints; every decision is the core's.
+adapter only parses and prints; every decision is the core's. Heavy parts (the engine, the
+settings model, the database drivers, the web server) are imported by the commands that
+use them, so `confidante --help` and client mode start quickly.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
-from rich.table import Table
 
 from ..._version import __version__
-from ...config import load_settings
-from ...engine import key_file_path
 from ...errors import DatabaseExists, InvalidInput, MasterKeyMissing
-from ...model import Context, Fact, Hit
-from ...services.paging import iso
-from ...store.postgres import is_postgres_url
-from . import agents, interop, setup
+from ...model import Context
+from . import agents, interop, setup, spaces, stats
 from .flags import (
     STDIN,
     CreateOpt,
@@ -29,16 +27,30 @@ from .flags import (
     emit,
     err,
     errors,
+    filters_with_skill,
+    is_server_url,
+    json_object,
     memory_for,
     open_memory,
     out,
+    settings,
     text_or_stdin,
     with_context,
 )
 
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from ...model import Fact, Hit
+
+T = TypeVar("T")
+
 app = typer.Typer(
     name="confidante",
     help="Private-by-design long-term memory for agents that talk to many people.",
+    epilog="Exit codes: 0 done; 1 an error (its code is printed); 2 a usage error (an unknown "
+    "command or option, a missing argument); 3 refused by policy (`owner_required`, "
+    "`not_a_member`, `client_mode_forbids`, ...).",
     no_args_is_help=True,
     add_completion=True,  # --install-completion / --show-completion (for the shell it runs in)
     pretty_exceptions_enable=False,
@@ -71,8 +83,34 @@ setup.register(app)  # init and config come first in --help: where a newcomer st
 
 SHORT_ID = 12  # what tables show; every id argument takes a unique prefix like this
 
+MetadataOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--metadata",
+        help='The app\'s own metadata, a JSON object: \'{"category": "food"}\' (checked by the '
+        "privacy guard like the text).",
+        metavar="JSON",
+    ),
+]
+FilterOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--filter",
+        help="Only facts that match, a JSON object: metadata keys, kind, source_skill, "
+        'created_at/updated_at ranges; \'{"category": "food"}\', '
+        '\'{"kind": {"$in": ["fact", "habit"]}}\'. Narrows, never widens.',
+        metavar="JSON",
+    ),
+]
+SkillFilterOpt = Annotated[
+    str | None,
+    typer.Option("--skill", help='Only what this skill stored (the filter {"source_skill": S}).'),
+]
+
 
 def _fact_table(facts: list[Fact], scores: list[float] | None = None) -> Table:
+    from rich.table import Table
+
     t = Table(show_lines=False)
     t.add_column("id", style="dim", no_wrap=True)
     t.add_column("scope")
@@ -97,18 +135,33 @@ def remember(
     text: Annotated[str, typer.Argument(help="What to remember (`-`: read it from stdin).")],
     ctx: Context,
     namespace: Annotated[
-        str | None, typer.Option("--namespace", "-n", help="me, owner, guild, user:ID, ...")
+        str | None,
+        typer.Option("--namespace", "-n", help="me, owner, guild, user:ID, shared:SPACE, ..."),
     ] = None,
     kind: Annotated[str, typer.Option(help="Kind of fact.")] = "fact",
     skill: Annotated[str | None, typer.Option("--skill", help="Source skill.")] = None,
+    metadata: MetadataOpt = None,
     db: DbOpt = None,
     create: CreateOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Remember a fact in the namespace this context may write."""
-    with errors(as_json), memory_for(db, create=create) as mem:
-        fact = mem.remember(ctx, text_or_stdin(text), namespace, kind=kind, source_skill=skill)
-    emit(as_json, fact.to_dict(), lambda: out.print(f"remembered {fact.id} in {fact.scope}"))
+    """Remember a fact in the namespace this context may write. The same sentence said again
+    in the same place is not stored twice: the fact already there is refreshed (`refreshed`
+    in the JSON)."""
+    with errors(as_json):
+        meta = json_object(metadata, "--metadata")
+        with memory_for(db, create=create) as mem:
+            fact = mem.remember(
+                ctx, text_or_stdin(text), namespace, kind=kind, source_skill=skill, metadata=meta
+            )
+
+    def human() -> None:
+        if fact.refreshed:
+            out.print(f"already remembered {fact.id} in {fact.scope}, refreshed")
+        else:
+            out.print(f"remembered {fact.id} in {fact.scope}")
+
+    emit(as_json, fact.to_dict(), human)
 
 
 @app.command()
@@ -123,15 +176,24 @@ def recall(
     guilds: Annotated[
         str | None, typer.Option("--guilds", help="Widen (owner-private only): guild ids.")
     ] = None,
+    filter_: FilterOpt = None,
+    skill: SkillFilterOpt = None,
     db: DbOpt = None,
     create: CreateOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Recall what this context may see, best first."""
-    with errors(as_json), memory_for(db, create=create) as mem:
-        hits: list[Hit] = mem.recall(
-            ctx, text_or_stdin(query), k, subjects=_split(subjects), guilds=_split(guilds)
-        )
+    with errors(as_json):
+        where = filters_with_skill(filter_, skill)
+        with memory_for(db, create=create) as mem:
+            hits: list[Hit] = mem.recall(
+                ctx,
+                text_or_stdin(query),
+                k,
+                subjects=_split(subjects),
+                guilds=_split(guilds),
+                filters=where,
+            )
     emit(
         as_json,
         {"hits": [h.to_dict() for h in hits]},
@@ -176,13 +238,18 @@ def forget(
 def list_(
     ctx: Context,
     limit: Annotated[int | None, typer.Option(help="At most this many.")] = None,
+    filter_: FilterOpt = None,
+    skill: SkillFilterOpt = None,
     db: DbOpt = None,
     create: CreateOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """List every fact this context may see, newest first."""
-    with errors(as_json), memory_for(db, create=create) as mem:
-        facts = mem.list(ctx, limit=limit)
+    """List every fact this context may see, newest first (`--skill S`: what one skill
+    stored; `--filter JSON`: only facts that match)."""
+    with errors(as_json):
+        where = filters_with_skill(filter_, skill)
+        with memory_for(db, create=create) as mem:
+            facts = mem.list(ctx, limit=limit, filters=where)
     emit(
         as_json,
         {"facts": [f.to_dict() for f in facts]},
@@ -196,14 +263,50 @@ def update(
     fact_id: Annotated[str, typer.Argument(help="Fact id.")],
     text: Annotated[str, typer.Argument(help="The new text (`-`: read it from stdin).")],
     ctx: Context,
+    metadata: Annotated[
+        str | None,
+        typer.Option(
+            "--metadata",
+            help="Replace the fact's metadata with this JSON object (default: keep it).",
+            metavar="JSON",
+        ),
+    ] = None,
     db: DbOpt = None,
     create: CreateOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Replace a fact's text (its writer, its subject, or the owner in private)."""
-    with errors(as_json), memory_for(db, create=create) as mem:
-        fact = mem.update(ctx, fact_id, text_or_stdin(text))
+    """Replace a fact's text (its writer, its subject, or the owner in private); the text it
+    had is kept for `confidante history`."""
+    with errors(as_json):
+        meta = json_object(metadata, "--metadata")
+        with memory_for(db, create=create) as mem:
+            fact = mem.update(ctx, fact_id, text_or_stdin(text), metadata=meta)
     emit(as_json, fact.to_dict(), lambda: out.print(f"updated {fact.id}"))
+
+
+@app.command()
+@with_context
+def history(
+    fact_id: Annotated[str, typer.Argument(help="Fact id.")],
+    ctx: Context,
+    db: DbOpt = None,
+    create: CreateOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """The texts a fact went through, oldest first: the facts it superseded that this context
+    may see, its first text, and every update since."""
+    with errors(as_json), memory_for(db, create=create) as mem:
+        versions = [v if isinstance(v, dict) else v.to_dict() for v in mem.history(ctx, fact_id)]
+
+    def human() -> None:
+        from rich.table import Table
+
+        t = Table("at", "event", "fact", "text")
+        for v in versions:
+            t.add_row(str(v["at"] or ""), str(v["event"]), str(v["fact_id"])[:SHORT_ID], v["text"])
+        out.print(t)
+
+    emit(as_json, {"versions": versions}, human)
 
 
 @app.command()
@@ -237,7 +340,9 @@ def forget_subject(
     as_json: JsonOpt = False,
 ) -> None:
     """Erase everything about a person and destroy their keys (owner in private, or self:
-    "forget me", with no SUBJECT)."""
+    "forget me", with no SUBJECT). The JSON always has the same keys: the counts are numbers
+    for the owner in private and null elsewhere (they would tell someone how much the owner
+    noted about them)."""
     with errors(as_json):
         subject = subject or ctx.actor
         if subject is None and isinstance(ctx, Context):
@@ -245,7 +350,30 @@ def forget_subject(
         with memory_for(db, create=create) as mem:
             report = mem.forget_subject(ctx, subject)  # None: a pinned token's own actor
     shown = subject or "the one speaking"
-    emit(as_json, report, lambda: out.print(_erasure_line(f"forgot {shown}", report)))
+    data = forget_report(subject, report)
+    emit(as_json, data, lambda: out.print(_erasure_line(f"forgot {shown}", report)))
+
+
+FORGET_COUNTS = (
+    "facts_deleted",
+    "keys_destroyed",
+    "authorship_removed",
+    "spaces_left",
+    "erasure_pending",
+    "partitions_rekeyed",
+    "master_key_rotated",
+)
+
+
+def forget_report(subject: str | None, report: dict[str, int]) -> dict[str, Any]:
+    """`forget-subject --json`, one shape: `forgotten`, `subject`, and every count (null
+    where the core shows none)."""
+    counted = "facts_deleted" in report
+    return {
+        "forgotten": 1,
+        "subject": subject,
+        **{k: int(report.get(k, 0)) if counted else None for k in FORGET_COUNTS},
+    }
 
 
 @app.command("forget-guild")
@@ -284,6 +412,8 @@ def log(
     as_json: JsonOpt = False,
 ) -> None:
     """Denials and owner-memory reads (the owner, in an owner-private context)."""
+    from ...services.paging import iso
+
     with errors(as_json), open_memory(db, create=create) as mem:
         rows = mem.access_log(ctx, limit)
     data = [
@@ -300,6 +430,8 @@ def log(
     columns = ("at", "kind", "code", "scope", "surface", "count")
 
     def human() -> None:
+        from rich.table import Table
+
         t = Table(*columns)
         for d in data:
             t.add_row(*(str(d[k] or "") for k in columns))
@@ -309,35 +441,14 @@ def log(
 
 
 @app.command()
-def stats(db: DbOpt = None, as_json: JsonOpt = False) -> None:
-    """The T1 public stats: skill usage and observed patterns (no identifiers)."""
-    with errors(as_json), open_memory(db) as mem:
-        data = mem.public_stats()
-
-    def human() -> None:
-        skills = data["skill_stats"]
-        if not skills and not data["patterns_observed"]:
-            out.print("no public stats yet")
-            return
-        t = Table("skill", "calls", "success rate", "last used", title="Skills")
-        for name, s in skills.items():
-            t.add_row(name, str(s["calls"]), f"{s['success_rate']:.0%}", s["last_used"])
-        out.print(t)
-        p = Table("trigger", "skills used", "count", title="Patterns observed")
-        for pat in data["patterns_observed"]:
-            p.add_row(pat["trigger"], ", ".join(pat["skills_used"]), str(pat["count"]))
-        out.print(p)
-
-    emit(as_json, data, human)
-
-
-@app.command()
 def audit(db: DbOpt = None, as_json: JsonOpt = False) -> None:
     """Run the privacy checklist over the whole store; exit 1 on findings."""
     with errors(as_json), open_memory(db) as mem:
         report = mem.audit()
 
     def human() -> None:
+        from rich.table import Table
+
         t = Table("check", "ok", "findings", "what it checks")
         for c in report["checks"]:
             t.add_row(
@@ -359,18 +470,51 @@ def audit(db: DbOpt = None, as_json: JsonOpt = False) -> None:
 def cleanup(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Count, change nothing.")] = False,
     history: Annotated[bool, typer.Option("--history", help="List earlier runs.")] = False,
+    log_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--log-file",
+            help="Also append the run's log line ([YYYY-MM-DD] Memory cleanup: X archived, "
+            "Y deleted, Z merged) to this file, as the tiered skill kept it.",
+            metavar="PATH",
+        ),
+    ] = None,
     db: DbOpt = None,
     create: CreateOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Run the cleanup protocol (archive, purge, re-scan, merge, compact), or list its log."""
-    with errors(as_json), open_memory(db, create=create) as mem:
-        if history:
-            lines = mem.cleanup_history()
-            emit(as_json, {"history": lines}, lambda: out.print("\n".join(lines) or "none"))
-            return
-        report = mem.cleanup(dry_run=dry_run)
+    with errors(as_json):
+        if log_file is not None and (dry_run or history):
+            raise InvalidInput("--log-file logs a run: not with --dry-run or --history")
+        # opened first: a log that cannot be written stops the run before it changes anything
+        log = _open_log(log_file) if log_file is not None else None
+        try:
+            with open_memory(db, create=create) as mem:
+                if history:
+                    lines = mem.cleanup_history()
+                    emit(as_json, {"history": lines}, lambda: out.print("\n".join(lines) or "none"))
+                    return
+                report = mem.cleanup(dry_run=dry_run)
+            if log is not None:
+                log.write(report["line"] + "\n")
+                report = {**report, "log_file": str(log_file)}
+        finally:
+            if log is not None:
+                log.close()
     emit(as_json, report, lambda: out.print(report["line"]))
+
+
+def _open_log(path: Path) -> Any:
+    """The old skill's log file, for appending one line (created if missing)."""
+    if path.is_dir():
+        raise InvalidInput("--log-file names a folder: name a file")
+    try:
+        return path.open("a", encoding="utf-8")
+    except OSError as e:
+        raise InvalidInput(
+            f"cannot append to --log-file {path}: {e.strerror or type(e).__name__}"
+        ) from None
 
 
 keys_app = typer.Typer(help="Master key and agent API keys.", no_args_is_help=True)
@@ -497,20 +641,21 @@ def restore(
     backup; the restored database gets a key file beside it so it opens as it is. A key
     given with --key is visible to every local user while the command runs (the process
     list): pipe it in with --key-stdin instead."""
+    from ...engine import key_file_path
     from ...services.lifecycle import backup_opens_with
     from ...services.lifecycle import restore as restore_db
     from ...vault.crypto import key_file_for, parse_master_key, read_key_file, write_key_file
 
     with errors(as_json):
-        settings = load_settings()
+        loaded = settings()
         raw_target = db_target(db)
-        if is_postgres_url(raw_target):
+        if is_server_url(raw_target):
             raise InvalidInput("restore a PostgreSQL database with pg_restore")
         target = Path(raw_target)
-        own_key_file = key_file_path(target, settings)
+        own_key_file = key_file_path(target, loaded)
         env_key = (
-            parse_master_key(settings.master_key.get_secret_value())
-            if settings.master_key is not None
+            parse_master_key(loaded.master_key.get_secret_value())
+            if loaded.master_key is not None
             else None
         )
         if sum((key is not None, key_file is not None, key_stdin)) > 1:
@@ -524,7 +669,7 @@ def restore(
         else:
             # the keys this machine knows, in order; the first that opens the backup wins
             candidates = [env_key] if env_key is not None else []
-            configured = key_file_path(Path(str(settings.db)), settings)
+            configured = key_file_path(Path(str(loaded.db)), loaded)
             for path in (own_key_file, configured, key_file_for(src)):
                 if path.is_file():
                     candidates.append(read_key_file(path))
@@ -593,6 +738,8 @@ def version(as_json: JsonOpt = False) -> None:
 
 agents.register(app, keys_app)  # dashboard set-password, keys add-agent/list/revoke
 interop.register(app)  # import --from FORMAT, export --to FORMAT
+stats.register(app)  # stats, stats record, stats pattern
+spaces.register(app)  # space create/list/add/remove/delete, people
 
 
 def _split(value: str | None) -> list[str] | None:
@@ -637,16 +784,19 @@ def selftest(
             if not token:
                 raise InvalidInput("--url needs --token (an agent key that is not pinned)")
             # the owner: given, else configured, else stored in this machine's database
-            who = owner or next(iter(setup.owners_in_effect(load_settings())["ids"]), None)
+            who = owner or next(iter(setup.owners_in_effect(settings())["ids"]), None)
             if who is None:
                 raise InvalidInput("--url needs --owner (the owner's id, platform:id)")
-            report = run_selftest(HttpTarget(url, token, who), progress=progress)
+            target = HttpTarget(url, token, who)
+            report = _over_http(url, lambda: run_selftest(target, progress=progress))
         else:
             with open_memory(db) as mem:
                 report = run_selftest(LibraryTarget(mem), progress=progress)
     data = report.to_dict()
 
     def human() -> None:
+        from rich.table import Table
+
         t = Table("context", "operation", "result")
         for row in data["checks"]:
             if row["ok"]:
@@ -694,3 +844,22 @@ def selftest(
     emit(as_json, data, human)
     if not report.ok:
         raise typer.Exit(1)
+
+
+def _over_http(url: str, run: Callable[[], T]) -> T:
+    """Run `run` against the server at `url`: a server that is down, or that answers with
+    something else than confidante's API, is `server_unreachable`, not a traceback."""
+    import http.client
+
+    from ...config import shown_db
+    from .client import unreachable
+
+    url = shown_db(url)  # a password in the address is not printed
+    try:
+        return run()
+    except (OSError, http.client.HTTPException) as e:  # urllib's URLError is an OSError
+        reason = getattr(e, "reason", e)
+        why = getattr(reason, "strerror", None) or str(reason) or type(reason).__name__
+        raise unreachable(url, why) from None
+    except ValueError:  # an address urllib cannot use, or an answer that is not JSON
+        raise unreachable(url, "not a confidante server's address or answer") from None

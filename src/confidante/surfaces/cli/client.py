@@ -1,33 +1,34 @@
 """Client mode: the memory commands against a running server, over its `/v1` API.
 
 With `CONFIDANTE_URL` and `CONFIDANTE_TOKEN` set, `remember`, `recall`, `get`, `list`,
-`update`, `forget`, `context` and `forget-subject` send their request to the server as the
-token's identity; nothing here reads a database, a key file or a setting, so a process that
-holds only the token (a model with a shell, on an agent host) can do what that token may do
-and nothing more. Answers come back as the library's own `Fact` and `Hit`, so the commands
-print exactly what they print in local mode, and the server's errors keep their codes.
+`update`, `history`, `forget`, `context`, `forget-subject` and the public stats (`stats`,
+`stats record`, `stats pattern`) send their request to the server as the token's identity;
+nothing here reads a database, a key file or a setting, so a process that holds only the
+token (a model with a shell, on an agent host) can do what that token may do and nothing
+more. Answers come back as the library's own `Fact` and `Hit`, so the commands print exactly
+what they print in local mode, and the server's errors keep their codes.
 
-Only the standard library's `urllib.request`: the CLI stays light to import. Proxies and
-redirects are not followed: the token goes to CONFIDANTE_URL and nowhere else.
+Only the standard library's `urllib.request`, imported when a request is made: the CLI stays
+light to import. Proxies and redirects are not followed: the token goes to CONFIDANTE_URL and
+nowhere else.
 """
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
 import re
-import urllib.error
-import urllib.parse
-import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..._version import __version__
 from ...errors import ConfidanteError, ConfigError, InvalidInput, NotFound
 from ...model import Fact, Hit, Scope, Tier
+
+if TYPE_CHECKING:
+    import urllib.request
 
 URL_ENV = "CONFIDANTE_URL"
 TOKEN_ENV = "CONFIDANTE_TOKEN"
@@ -65,7 +66,7 @@ class RemoteError(ConfidanteError):
         self.http_status = status
 
 
-def _unreachable(base: str, why: str) -> ConfidanteError:
+def unreachable(base: str, why: str) -> ConfidanteError:
     e = ConfidanteError(
         f"cannot reach the confidante server at {base} ({why})", code="server_unreachable"
     )
@@ -75,6 +76,8 @@ def _unreachable(base: str, why: str) -> ConfidanteError:
 
 def _base_url(raw: str) -> str:
     """`http(s)://host[:port][/prefix]`; a trailing `/v1` (what `serve` prints) is dropped."""
+    import urllib.parse
+
     problem = (
         f"{URL_ENV} must be the server's address, http://HOST:PORT or https://HOST:PORT "
         "(as `confidante serve` prints it)"
@@ -97,11 +100,16 @@ def _base_url(raw: str) -> str:
     return urllib.parse.urlunsplit((parts.scheme, parts.netloc, path, "", ""))
 
 
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    """A redirect would carry the token elsewhere: answer with the 3xx instead."""
+def _opener() -> urllib.request.OpenerDirector:
+    """No proxy, and no redirect: a redirect would carry the token elsewhere, so the 3xx is
+    the answer."""
+    import urllib.request
 
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+            return None
+
+    return urllib.request.build_opener(urllib.request.ProxyHandler({}), NoRedirect())
 
 
 _TIMES = frozenset({"created_at", "updated_at", "expires_at"})
@@ -144,7 +152,7 @@ class RemoteMemory:
             raise ConfigError(f"{TOKEN_ENV} is not an agent token (printable, no spaces)")
         self.token = token
         self.timeout = timeout
-        self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirect())
+        self._opener = _opener()
 
     @classmethod
     def from_env(cls) -> RemoteMemory:
@@ -177,8 +185,15 @@ class RemoteMemory:
         *,
         kind: str = "fact",
         source_skill: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
     ) -> Fact:
-        body = {"text": text, "namespace": namespace, "kind": kind, "source_skill": source_skill}
+        body = {
+            "text": text,
+            "namespace": namespace,
+            "kind": kind,
+            "source_skill": source_skill,
+            "metadata": metadata,
+        }
         return self._call("/memories", ctx, body, _fact)
 
     def recall(
@@ -189,20 +204,51 @@ class RemoteMemory:
         *,
         subjects: list[str] | None = None,
         guilds: list[str] | None = None,
+        filters: Mapping[str, Any] | None = None,
     ) -> list[Hit]:
-        body = {"query": query, "k": k, "subjects": subjects, "guilds": guilds, "detail": True}
+        body = {
+            "query": query,
+            "k": k,
+            "subjects": subjects,
+            "guilds": guilds,
+            "filters": filters,
+            "detail": True,
+        }
         return self._call("/memories/search", ctx, body, lambda d: [_hit(h) for h in d["hits"]])
 
     def get(self, ctx: SentContext, fact_id: str) -> Fact:
         return self._call(self._fact_path(fact_id, "get"), ctx, {}, _fact)
 
-    def update(self, ctx: SentContext, fact_id: str, text: str) -> Fact:
-        return self._call(self._fact_path(fact_id, "update"), ctx, {"text": text}, _fact)
+    def update(
+        self,
+        ctx: SentContext,
+        fact_id: str,
+        text: str,
+        *,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> Fact:
+        body = {"text": text, "metadata": metadata}
+        return self._call(self._fact_path(fact_id, "update"), ctx, body, _fact)
+
+    def history(self, ctx: SentContext, fact_id: str) -> list[dict[str, Any]]:
+        """The versions a fact went through, oldest first (`Version.to_dict`'s shape)."""
+        return self._call(
+            self._fact_path(fact_id, "history"),
+            ctx,
+            {},
+            lambda d: [dict(v) for v in d["versions"]],
+        )
 
     def forget(self, ctx: SentContext, fact_id: str) -> None:
         self._call(self._fact_path(fact_id, "forget"), ctx, {}, lambda d: d["forgotten"])
 
-    def list(self, ctx: SentContext, *, limit: int | None = None) -> list[Fact]:
+    def list(
+        self,
+        ctx: SentContext,
+        *,
+        limit: int | None = None,
+        filters: Mapping[str, Any] | None = None,
+    ) -> list[Fact]:
         """Every visible fact, newest first, page after page (or the first `limit`)."""
         if limit is not None and limit < 0:
             raise InvalidInput("limit must be a non-negative integer")
@@ -210,7 +256,7 @@ class RemoteMemory:
         cursor: str | None = None
         while limit is None or len(facts) < limit:
             size = PAGE if limit is None else min(PAGE, limit - len(facts))
-            body = {"limit": size, "cursor": cursor}
+            body = {"limit": size, "cursor": cursor, "filters": filters}
             page, cursor = self._call(
                 "/memories/list",
                 ctx,
@@ -235,10 +281,25 @@ class RemoteMemory:
             lambda d: {str(k): int(v) for k, v in d.items()},
         )
 
+    # -- the public (T1) stats: identifier-free, any agent key --------------------------------
+
+    def public_stats(self) -> dict[str, Any]:
+        return self._check(self._request("GET", "/stats", None), lambda d: dict(d))
+
+    def record_skill_use(self, skill: str, ok: bool = True, *, count: int = 1) -> None:
+        body = {"skill": skill, "ok": ok, "count": count}
+        self._check(self._request("POST", "/stats/skills", body), lambda d: d["recorded"])
+
+    def record_pattern(self, trigger: str, skills: Sequence[str], *, count: int = 1) -> None:
+        body = {"trigger": trigger, "skills": list(skills), "count": count}
+        self._check(self._request("POST", "/stats/patterns", body), lambda d: d["recorded"])
+
     # -- HTTP -----------------------------------------------------------------------------------
 
     @staticmethod
     def _fact_path(fact_id: str, action: str) -> str:
+        import urllib.parse
+
         if not fact_id:
             raise NotFound("no such fact")
         return f"/memories/{urllib.parse.quote(fact_id, safe='')}/{action}"
@@ -253,17 +314,23 @@ class RemoteMemory:
         body = {k: v for k, v in fields.items() if v is not None}
         if ctx.spec is not None:
             body["context"] = ctx.spec
-        data = self._post(path, body)
+        return self._check(self._request("POST", path, body), convert)
+
+    def _check(self, data: Any, convert: Callable[[Any], T]) -> T:
         try:
             return convert(data)
         except (KeyError, TypeError, ValueError, AttributeError):
-            raise _unreachable(self.base, "its answer is not confidante's API") from None
+            raise unreachable(self.base, "its answer is not confidante's API") from None
 
-    def _post(self, path: str, body: dict[str, Any]) -> Any:
+    def _request(self, method: str, path: str, body: dict[str, Any] | None) -> Any:
+        import http.client
+        import urllib.error
+        import urllib.request
+
         request = urllib.request.Request(
             f"{self.base}/v1{path}",
-            data=json.dumps(body).encode(),
-            method="POST",
+            data=None if body is None else json.dumps(body).encode(),
+            method=method,
             headers={
                 "Authorization": f"Bearer {self.token}",
                 "Content-Type": "application/json",
@@ -279,16 +346,16 @@ class RemoteMemory:
         except urllib.error.URLError as e:
             reason = e.reason
             why = getattr(reason, "strerror", None) or str(reason) or type(reason).__name__
-            raise _unreachable(self.base, why) from None
+            raise unreachable(self.base, why) from None
         except TimeoutError:
-            raise _unreachable(self.base, f"no answer within {self.timeout:g} s") from None
+            raise unreachable(self.base, f"no answer within {self.timeout:g} s") from None
         except (OSError, http.client.HTTPException) as e:
             why = getattr(e, "strerror", None) or type(e).__name__
-            raise _unreachable(self.base, why) from None
+            raise unreachable(self.base, why) from None
         try:
             return json.loads(raw)
         except ValueError:
-            raise _unreachable(self.base, "its answer is not JSON") from None
+            raise unreachable(self.base, "its answer is not JSON") from None
 
     def _server_error(self, status: int, raw: bytes) -> ConfidanteError:
         """The server's `{"error": {"code", "message"}}`, as a local error would print."""
@@ -298,5 +365,5 @@ class RemoteMemory:
         except (ValueError, KeyError, TypeError):
             code = message = None
         if not isinstance(code, str) or not isinstance(message, str):
-            return _unreachable(self.base, f"it answered HTTP {status}, not as confidante's API")
+            return unreachable(self.base, f"it answered HTTP {status}, not as confidante's API")
         return RemoteError(status, code, message)

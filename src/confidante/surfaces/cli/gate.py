@@ -2,18 +2,20 @@
 
 - **Local mode** (the owner's own shell): every command.
 - **Agent-context mode** (`CONFIDANTE_CONTEXT` set, the context an agent host gives a chat
-  message): only the memory commands, in that context, and `mcp` (which serves that pinned
+  message): only the memory commands, in that context, the public stats (identifier-free
+  counts: `stats`, `stats record`, `stats pattern`) and `mcp` (which serves that pinned
   identity over stdio). Everything that acts as the owner (`init`, `keys`, `dashboard`,
-  `import`, `export`, `backup`, `restore`, `cleanup`, `audit`, `log`, ...) is refused with
-  `agent_context_forbids`. This stops a model that can only run these commands; it is no
-  boundary against a process that can read the database and key file itself (that is what
-  client mode is for).
-- **Client mode** (`CONFIDANTE_URL` set): only the memory commands, over HTTP
-  (`client_mode_forbids` for the rest).
+  `space`, `people`, `import`, `export`, `backup`, `restore`, `cleanup`, `audit`, `log`,
+  ...) is refused with `agent_context_forbids`. This stops a model that can only run these
+  commands; it is no boundary against a process that can read the database and key file
+  itself (that is what client mode is for).
+- **Client mode** (`CONFIDANTE_URL` set): only the memory commands and the public stats,
+  over HTTP (`client_mode_forbids` for the rest).
 
 `--help` and `version` work everywhere. The check wraps every command's callback, so it
 runs after the command line is parsed (a `--help` anywhere still shows help) and before the
-command's body; a command added later is refused in both modes until it is put on a list.
+command's body; a command added later is refused in both modes until it is put on a list. A
+group that runs on its own (`stats`, with no subcommand) is checked as a command of its own.
 """
 
 from __future__ import annotations
@@ -23,17 +25,34 @@ import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
+try:  # typer vendors click from 0.2x on
+    from typer._click.globals import get_current_context
+except ImportError:  # pragma: no cover
+    from click import get_current_context  # type: ignore[no-redef]
+
 from ...errors import AccessDenied
 from .client import URL_ENV, client_mode
 from .flags import CONTEXT_ENV, errors
 
 MEMORY_COMMANDS = frozenset(
-    {"remember", "recall", "get", "list", "update", "forget", "context", "forget-subject"}
+    {
+        "remember",
+        "recall",
+        "get",
+        "list",
+        "update",
+        "history",
+        "forget",
+        "context",
+        "forget-subject",
+    }
 )
+# T1: counts under guarded, identifier-free labels; anyone may add to them and read them
+PUBLIC_STATS = frozenset({"stats", "stats record", "stats pattern"})
 ANYWHERE = frozenset({"version"})
 ALLOWED = {
-    "agent": MEMORY_COMMANDS | ANYWHERE | {"mcp"},
-    "client": MEMORY_COMMANDS | ANYWHERE,
+    "agent": MEMORY_COMMANDS | PUBLIC_STATS | ANYWHERE | {"mcp"},
+    "client": MEMORY_COMMANDS | PUBLIC_STATS | ANYWHERE,
 }
 _ROOT_OPTIONS_ANYWHERE = frozenset({"help", "version"})
 
@@ -74,11 +93,34 @@ def _leaves(command: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[str, Any
         yield from _leaves(sub, (*path, name))
 
 
+def _groups(command: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[str, Any]]:
+    """Every group below the root that runs a callback of its own."""
+    for name, sub in (getattr(command, "commands", None) or {}).items():
+        if getattr(sub, "commands", None) is not None:
+            if sub.callback is not None:
+                yield " ".join((*path, name)), sub
+            yield from _groups(sub, (*path, name))
+
+
 def _guard_command(name: str, callback: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(callback)
     def guarded(*args: Any, **kwargs: Any) -> Any:
         with errors(bool(kwargs.get("as_json"))):
             admit(name)
+        return callback(*args, **kwargs)
+
+    return guarded
+
+
+def _guard_group(name: str, callback: Callable[..., Any]) -> Callable[..., Any]:
+    """A group's callback runs before any of its subcommands (each guarded on its own): it is
+    checked only when it is the command, run without a subcommand."""
+
+    @functools.wraps(callback)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        if get_current_context().invoked_subcommand is None:
+            with errors(bool(kwargs.get("as_json"))):
+                admit(name)
         return callback(*args, **kwargs)
 
     return guarded
@@ -102,6 +144,8 @@ def install(root: Any) -> None:
     for name, command in _leaves(root):
         if command.callback is not None:
             command.callback = _guard_command(name, command.callback)
+    for name, group in _groups(root):
+        group.callback = _guard_group(name, group.callback)
     for param in root.params:
         if param.name not in _ROOT_OPTIONS_ANYWHERE and param.callback is not None:
             shown = (param.opts or [param.name])[0]

@@ -5,23 +5,22 @@ dates and expiry) is the library's; this only parses flags, shows progress, prin
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from ...errors import InvalidInput
-from ...interop import (
-    FORMATS,
-    ImportReport,
-    export_jsonl,
-    export_memory_facts,
-    export_silo_tree,
-    import_from,
-)
 from ...model import Context
 from .flags import CreateOpt, DbOpt, JsonOpt, emit, err, errors, open_memory, out, with_context
 
+if TYPE_CHECKING:
+    from rich.progress import Progress
+
+    from ...interop import ImportReport
+
+# the library's `interop.FORMATS`, named here so `--help` need not load the importers (a
+# test checks they are the same)
+IMPORT_FORMATS = ("silo-tree", "tiered", "memory-facts", "mem0", "jsonl")
 EXPORT_FORMATS = ("jsonl", "silo-tree", "memory-facts")
 
 
@@ -84,7 +83,7 @@ def register(app: typer.Typer) -> None:
         ctx: Context,
         fmt: Annotated[
             str,
-            typer.Option("--from", help=f"Layout: {', '.join(FORMATS)}.", metavar="FORMAT"),
+            typer.Option("--from", help=f"Layout: {', '.join(IMPORT_FORMATS)}.", metavar="FORMAT"),
         ] = "jsonl",
         namespace: Annotated[
             str | None, typer.Option("--namespace", "-n", help="jsonl: where plain lines go.")
@@ -113,6 +112,10 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Import memory from another layout, keeping each entry's date. Run as the owner
         locally (--as OWNER --local); plain JSONL may be imported in any context."""
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        from ...interop import import_from
+
         with (
             errors(as_json),
             open_memory(db, create=create) as mem,
@@ -160,7 +163,10 @@ def register(app: typer.Typer) -> None:
         db: DbOpt = None,
         as_json: JsonOpt = False,
     ) -> None:
-        """Export everything the owner may see, as PLAINTEXT files (the owner, --local)."""
+        """Export everything the owner may see, as PLAINTEXT files (the owner, --local). An
+        existing DEST is replaced only with --force."""
+        from ...interop import export_jsonl, export_memory_facts, export_silo_tree
+
         with errors(as_json):
             if fmt not in EXPORT_FORMATS:
                 raise InvalidInput(f"unknown export format; one of: {', '.join(EXPORT_FORMATS)}")
@@ -170,10 +176,20 @@ def register(app: typer.Typer) -> None:
                     "silo-tree": export_silo_tree,
                     "memory-facts": export_memory_facts,
                 }[fmt]
-                report = write(mem, ctx, dest, force=force)
+                try:
+                    report = write(mem, ctx, dest, force=force)
+                except InvalidInput as e:
+                    raise _with_force_hint(e, dest, force) from None
         err.print(f"[yellow]warning[/yellow]: {report.warning}")
         emit(
             as_json,
             report.to_dict(),
             lambda: out.print(f"exported {report.facts} facts to {report.path}"),
         )
+
+
+def _with_force_hint(e: InvalidInput, dest: Path, force: bool) -> InvalidInput:
+    """An export refused because DEST is there says how to replace it."""
+    if force or not dest.exists() or "--force" in e.message:
+        return e
+    return InvalidInput(f"{e.message}: add --force to replace it", code=e.code)

@@ -15,31 +15,21 @@ import select
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
 
-from ...config import (
-    default_config_path,
-    effective,
-    load_settings,
-    reference,
-    reference_markdown,
-    shown_db,
-)
-from ...engine import key_file_path
 from ...errors import ConfidanteError, InvalidActor, OwnerMissing
-from ...memory import Memory
-from ...model import normalize_actor
-from ...services.credentials import AgentKeys, password_is_set, set_password
-from ...store.postgres import is_postgres_url
-from .flags import DbOpt, JsonOpt, db_target, emit, err, errors, out
+from ...model import qualify_actor
+from .flags import DbOpt, JsonOpt, db_target, emit, err, errors, is_server_url, out, settings
+
+if TYPE_CHECKING:
+    from ...config import Settings
 
 FIRST_AGENT = "first-agent"
 OWNER_HELP = (
-    "Your own id on your chat platform, as platform:id (e.g. discord:123456789012345678); "
-    "repeat for each platform you use."
+    "Your own id on your chat platform, as platform:id (e.g. discord:123456789012345678; a "
+    "bare id when CONFIDANTE_DEFAULT_PLATFORM is set); repeat for each platform you use."
 )
 OwnerOpt = Annotated[list[str] | None, typer.Option("--owner", help=OWNER_HELP)]
 NO_OWNER = (
@@ -80,7 +70,13 @@ def _split_owners(values: list[str] | None) -> list[str]:
     return [p.strip() for v in values or [] for p in v.split(",") if p.strip()]
 
 
-def _ask_owner() -> list[str]:
+def qualified_owners(values: list[str] | None, default_platform: str | None) -> list[str]:
+    """Owner ids as given (`--owner`, a piped line, the prompt): `platform:id`, or a bare
+    numeric id on the configured default platform (`model.qualify_actor`)."""
+    return [qualify_actor(o, default_platform) for o in _split_owners(values)]
+
+
+def _ask_owner(platform: str | None) -> list[str]:
     """Ask at the terminal (only there: a pipe or a service has nobody to answer)."""
     out.print(
         "Who owns this memory? Only the owner reads owner-private memory and logs into the "
@@ -89,7 +85,7 @@ def _ask_owner() -> list[str]:
     while True:
         answer = typer.prompt("Your own chat id (platform:id, e.g. discord:123456789012345678)")
         try:
-            return [normalize_actor(a) for a in _split_owners([answer])]
+            return qualified_owners([answer], platform)
         except InvalidActor as e:
             err.print(f"[red]{e.message}[/red]")
 
@@ -98,7 +94,7 @@ def interactive() -> bool:
     return sys.stdin is not None and not sys.stdin.closed and sys.stdin.isatty()
 
 
-def _piped_owner() -> list[str] | None:
+def _piped_owner(platform: str | None) -> list[str] | None:
     """An owner id piped in (`echo discord:1 | confidante serve`), if a line is there
     already: never wait on a pipe nobody writes to."""
     if sys.stdin is None or sys.stdin.closed:
@@ -108,7 +104,7 @@ def _piped_owner() -> list[str] | None:
     except (OSError, ValueError):  # not a selectable stream
         return None
     line = sys.stdin.readline().strip() if ready else ""
-    return [normalize_actor(a) for a in _split_owners([line])] if line else None
+    return qualified_owners([line], platform) if line else None
 
 
 def set_up(
@@ -121,36 +117,43 @@ def set_up(
     """Create (or complete) a deployment: the database and its key file, the owner, and, when
     it has none yet, a dashboard password and a first agent key. Nothing is created when no
     owner can be found."""
-    settings = load_settings()
+    from ...engine import key_file_path
+    from ...memory import Memory
+    from ...services.credentials import AgentKeys, password_is_set, set_password
+    from .flags import check_database_path
+
+    loaded = settings()
     target = db_target(db)
-    server = is_postgres_url(target)
+    server = is_server_url(target)
+    if not server:
+        check_database_path(target)
     existed = not server and Path(target).exists()
-    given = [normalize_actor(o) for o in _split_owners(owners)]
+    given = qualified_owners(owners, loaded.default_platform)
     stored: list[str] = []
     if existed or server:
-        with Memory.open(target, settings=settings, create_key=True) as probe:
+        with Memory.open(target, settings=loaded, create_key=True) as probe:
             stored = probe.stored_owners()
-    chosen = given or list(settings.owner_ids) or stored
+    chosen = given or list(loaded.owner_ids) or stored
     if not chosen:
         at_terminal = interactive() if ask is None else ask
         if at_terminal:
-            chosen = _ask_owner()
+            chosen = _ask_owner(loaded.default_platform)
         elif not interactive():  # never read a terminal without asking
-            chosen = _piped_owner() or []
+            chosen = _piped_owner(loaded.default_platform) or []
         if not chosen:
             raise OwnerMissing(NO_OWNER)
-    with Memory.open(target, settings=settings) as mem:
+    with Memory.open(target, settings=loaded) as mem:
         if chosen != stored:
             mem.store_owners(chosen)
-        key_file = settings.key_file if server else key_file_path(Path(target), settings)
+        key_file = loaded.key_file if server else key_file_path(Path(target), loaded)
         report = Setup(
-            db=shown_db(target),
+            db=_shown(target),
             created=not existed and not server,
             key_file=str(key_file) if key_file and key_file.exists() else None,
             owners=sorted(mem.owners),
             owner_source=mem.owner_source,
         )
-        if settings.owner_ids and given and set(given) != set(settings.owner_ids):
+        if loaded.owner_ids and given and set(given) != set(loaded.owner_ids):
             report.notes.append(
                 "CONFIDANTE_OWNER_IDS (or owner_ids in the config file) still takes precedence "
                 "over the owner stored in the database"
@@ -219,20 +222,37 @@ def register(app: typer.Typer) -> None:
         ] = False,
         as_json: JsonOpt = False,
     ) -> None:
-        """Show the effective configuration (--show, the default) or the reference of every
+        """Show the effective configuration (--show, the default: every setting, where it
+        comes from, the lifetime of each scope's facts, the owners) or the reference of every
         setting (--reference, as Markdown)."""
+        from ...config import (
+            default_config_path,
+            effective,
+            lifetimes,
+            reference,
+            reference_markdown,
+        )
+
         del show  # the default view
         with errors(as_json):
             if ref:
                 rows = [r.__dict__ for r in reference()]
                 emit(as_json, {"settings": rows}, lambda: print(reference_markdown()))
                 return
-            settings = load_settings()
-            values = effective(settings)
-            owners = owners_in_effect(settings)
-        data = {"config_file": str(default_config_path()), "settings": values, "owners": owners}
+            loaded = settings()
+            values = effective(loaded)
+            days = lifetimes(loaded)
+            owners = owners_in_effect(loaded)
+        data = {
+            "config_file": str(default_config_path()),
+            "settings": values,
+            "lifetimes_days": days,
+            "owners": owners,
+        }
 
         def human() -> None:
+            from rich.table import Table
+
             path = default_config_path()
             out.print(f"config file: {path}{'' if path.exists() else ' (none)'}")
             t = Table("setting", "value", "from")
@@ -241,6 +261,10 @@ def register(app: typer.Typer) -> None:
                     v["env"], json.dumps(v["value"]) if v["value"] is not None else "-", v["source"]
                 )
             out.print(t)
+            out.print(
+                "lifetimes (days, unless a kind or the write says otherwise): "
+                + ", ".join(f"{scope} {_days(n)}" for scope, n in days.items())
+            )
             out.print(
                 "owners in effect: "
                 + (
@@ -253,15 +277,27 @@ def register(app: typer.Typer) -> None:
         emit(as_json, data, human)
 
 
-def owners_in_effect(settings: Any) -> dict[str, Any]:
+def _days(n: float) -> str:
+    return str(int(n)) if float(n).is_integer() else f"{n:g}"
+
+
+def _shown(target: str) -> str:
+    from ...config import shown_db
+
+    return shown_db(target)
+
+
+def owners_in_effect(loaded: Settings) -> dict[str, Any]:
     """The owners in effect: configuration first, else what the database stores."""
-    if settings.owner_ids:
-        return {"ids": list(settings.owner_ids), "source": "configuration"}
-    target = str(settings.db)
-    if not is_postgres_url(target) and not Path(target).exists():
+    if loaded.owner_ids:
+        return {"ids": list(loaded.owner_ids), "source": "configuration"}
+    target = str(loaded.db)
+    if not is_server_url(target) and not Path(target).exists():
         return {"ids": [], "source": None}
+    from ...memory import Memory
+
     try:
-        with Memory.open(target, settings=settings) as mem:
+        with Memory.open(target, settings=loaded) as mem:
             return {"ids": mem.stored_owners(), "source": "database"}
     except ConfidanteError:  # a config view must not fail on an unopenable database
         return {"ids": [], "source": "unknown (the database did not open)"}

@@ -23,6 +23,7 @@ from ...memory import Memory
 from .errors import install_error_handlers
 from .json_bodies import JsonBodies
 from .routes import router
+from .stats import router as stats_router
 
 Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[Any]]
 DOCS_ASSETS = "/docs/assets"
@@ -73,6 +74,7 @@ def create_api(mem: Memory, *, lifespan: Lifespan | None = None) -> FastAPI:
     app.state.memory = mem
     install_error_handlers(app)
     app.include_router(router)
+    app.include_router(stats_router)
     app.add_middleware(JsonBodies)
     app.mount(DOCS_ASSETS, StaticFiles(directory=_assets()), name="docs-assets")
 
