@@ -886,7 +886,7 @@ def test_cli_import_and_export(tmp_path: Path, cli) -> None:
     tree = tmp_path / "tree"
     _silo_tree(tree)
     p = cli("import", str(tree), "--from", "silo-tree", "--as", ALICE, "--dm", "--json")
-    assert json.loads(p.stdout)["error"]["code"] == "owner_required" and p.returncode == 2
+    assert json.loads(p.stdout)["error"]["code"] == "owner_required" and p.returncode == 3
     p = cli(
         "import", str(tree), "--from", "silo-tree", "--as", OWNER, "--local", "--ttl-days", "365"
     )
