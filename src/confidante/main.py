@@ -75,7 +75,9 @@ def server_urls(host: str, port: int) -> dict[str, str]:
 @app.command()
 def serve(
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="TCP port.", min=1, max=65535)] = 8765,
+    port: Annotated[
+        int, typer.Option(help="TCP port (0: any free one, shown in the banner).", min=0, max=65535)
+    ] = 8765,
     cleanup_days: Annotated[
         float | None,
         typer.Option(
@@ -95,6 +97,7 @@ def serve(
     must not start an empty memory)."""
     with errors(False):
         listener = _claim_port(host, port)  # before anything is set up or printed
+    port = listener.getsockname()[1]  # the one taken, for --port 0
     import uvicorn
 
     from .config import ServerSettings, setting_source, shown_db
