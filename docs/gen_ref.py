@@ -34,11 +34,18 @@ def _command_md(cmd: Any, path: list[str], out: list[str]) -> None:
     # duck-typed: typer builds its commands on its own copy of click's classes
     name = " ".join(path)
     if hasattr(cmd, "commands"):
-        if len(path) > 1:
+        runs_alone = getattr(cmd, "invoke_without_command", False)  # `stats` on its own
+        if len(path) > 1 and runs_alone:
+            _usage_md(cmd, name, out)
+        elif len(path) > 1:
             out += [f"## `{name}`", "", _cell(cmd.help or ""), ""]
         for sub_name in sorted(cmd.commands):
             _command_md(cmd.commands[sub_name], [*path, sub_name], out)
         return
+    _usage_md(cmd, name, out)
+
+
+def _usage_md(cmd: Any, name: str, out: list[str]) -> None:
     ctx = cmd.context_class(cmd, info_name=name)
     usage = " ".join([name, *cmd.collect_usage_pieces(ctx)])
     out += [f"## `{name}`", "", "```text", usage, "```", ""]
@@ -68,7 +75,9 @@ def cli_page() -> str:
         "Generated from the `confidante` command itself. Every command that reads or writes "
         "memory takes the context flags (`--as ACTOR` plus one of `--dm`, `--guild G`, "
         "`--group CHAT`, `--owner-dashboard`, `--dashboard`, `--local`, `--background TASK`) "
-        "and `--json`. Ids may be shortened to any unique prefix of at least 4 characters.",
+        "and `--json`. Ids may be shortened to any unique prefix of at least 4 characters. "
+        "Exit codes: 0 done; 1 an error (its code is printed); 2 a usage error; 3 refused by "
+        "policy (`owner_required`, `not_a_member`, `client_mode_forbids`, ...).",
         "",
         "```text",
         "confidante [--version] [--install-completion] [--show-completion] COMMAND [ARGS]...",

@@ -16,9 +16,7 @@ import typer
 from ...errors import InvalidInput
 from .flags import DbOpt, JsonOpt, emit, errors, memory_for, out, text_or_stdin
 
-CountOpt = Annotated[
-    int, typer.Option("--count", min=1, help="How many at once (default 1).", show_default=False)
-]
+CountOpt = Annotated[int, typer.Option("--count", min=1, help="How many at once.")]
 
 
 def register(app: typer.Typer) -> None:
@@ -70,9 +68,9 @@ def register(app: typer.Typer) -> None:
             ),
         ] = None,
         skills: Annotated[
-            str,
+            str | None,
             typer.Option("--skills", help="The skills it led to, comma-separated: a,b."),
-        ] = "",
+        ] = None,
         count: CountOpt = 1,
         db: DbOpt = None,
         as_json: JsonOpt = False,
@@ -80,7 +78,7 @@ def register(app: typer.Typer) -> None:
         """Count an observed pattern: a trigger (generalised; names and exact times are
         refused) and the skills it led to."""
         with errors(as_json):
-            names = [s.strip() for s in skills.split(",") if s.strip()]
+            names = [s.strip() for s in (skills or "").split(",") if s.strip()]
             if not names:
                 raise InvalidInput("--skills names the skills the trigger led to: --skills a,b")
             if trigger is None and sys.stdin.isatty():
