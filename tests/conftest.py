@@ -13,6 +13,21 @@ from confidante import Context, Memory
 from confidante.privacy import T3_CATEGORIES, classify, redact
 from confidante.vault.crypto import new_key
 
+# How the suite runs (the system tier, workers, byte code, every process a test starts):
+# tests/suite_hooks.py, wired in here.
+from suite_hooks import (  # noqa: F401
+    hypothesis_examples,
+    pytest_collection_modifyitems,
+    pytest_configure,
+    pytest_fixture_setup,
+    pytest_generate_tests,
+    pytest_runtest_protocol,
+    pytest_sessionfinish,
+    pytest_terminal_summary,
+    pytest_unconfigure,
+    pytest_xdist_auto_num_workers,
+)
+
 OWNER = "discord:1"
 OWNER_TG = "telegram:7"
 ALICE = "discord:42"

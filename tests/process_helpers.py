@@ -1,8 +1,13 @@
 """Real processes for the deployment tests: `confidante serve` and CLI commands, each a
-subprocess with its own environment, talking over loopback."""
+subprocess with its own environment, talking over loopback.
+
+Each starts in a process group of its own and is stopped with its group; whatever a test
+leaves running is killed after it, pass or fail, and the run fails if anything the suite
+started outlives it (tests/suite_processes.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -50,14 +55,17 @@ class Done:
         return json.loads(self.out)
 
 
-def cli(env: dict[str, str], *args: str, stdin: str | None = None, timeout: float = 120) -> Done:
+def cli(env: dict[str, str], *args: str, stdin: str | None = None, timeout: float = 600) -> Done:
+    """A CLI command to its end. `timeout` only stops a hung command; it is no measure."""
     r = subprocess.run(
         [sys.executable, "-m", "confidante", *args],
         env=env,
         input=stdin,
+        stdin=None if stdin is not None else subprocess.DEVNULL,
         capture_output=True,
         text=True,
         timeout=timeout,
+        start_new_session=True,
     )
     return Done(r.returncode, r.stdout, r.stderr)
 
@@ -79,38 +87,52 @@ class Server:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGINT)  # uvicorn's graceful shutdown
             try:
-                return self.proc.wait(timeout=30)
+                return self.proc.wait(timeout=120)
             except subprocess.TimeoutExpired:
-                self.proc.kill()
-                return self.proc.wait(timeout=30)
+                kill_group(self.proc)
+                return self.proc.wait()
         return int(self.proc.returncode)
 
     def output(self) -> str:
         return self.log.read_text(errors="replace")
 
 
+START_LIMIT = 300  # seconds for `serve` to answer: a hung start, not a slow one
+
+
+def kill_group(proc: subprocess.Popen) -> None:
+    """SIGKILL a process started by these helpers, and everything in its group."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
 def serve(env: dict[str, str], log: Path, *args: str) -> Server:
+    """A `confidante serve` on a free port, once it answers (a hung start fails after
+    `START_LIMIT` seconds: a guard against hanging, not a measure)."""
     port = free_port()
-    out = log.open("w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "confidante", "serve", "--port", str(port), *args],
-        env=env,
-        stdout=out,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "confidante", "serve", "--port", str(port), *args],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + START_LIMIT
     while True:
         if proc.poll() is not None:
             raise RuntimeError("confidante serve exited:\n" + log.read_text())
         try:
-            if httpx.get(f"{url}/v1/stats", timeout=2).status_code == 401:
+            if httpx.get(f"{url}/v1/stats", timeout=10).status_code == 401:
                 break  # up (and authenticating)
         except httpx.HTTPError:
             pass
         if time.monotonic() > deadline:
-            proc.kill()
+            kill_group(proc)
+            proc.wait()
             raise RuntimeError("confidante serve did not start:\n" + log.read_text())
         time.sleep(0.1)
     return Server(proc, url, log)
@@ -141,6 +163,7 @@ class Holder:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
+            start_new_session=True,
         )
         assert self.proc.stdout is not None
         assert self.proc.stdout.readline() == "holding\n"
@@ -150,9 +173,9 @@ class Holder:
         self.proc.stdin.write("go\n")
         self.proc.stdin.flush()
         assert self.proc.stdout.readline() == "released\n"
-        assert self.proc.wait(timeout=30) == 0
+        assert self.proc.wait() == 0
 
     def kill(self) -> None:
         if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(timeout=30)
+            kill_group(self.proc)
+            self.proc.wait()

@@ -34,6 +34,7 @@ from conftest import ALICE, BOB, OWNER
 
 FORK = mp.get_context("fork")
 T0 = datetime(2026, 5, 1, 8, 0, tzinfo=UTC)
+HANG = 600  # seconds: a child that takes this long hangs; it is no measure
 
 
 @pytest.fixture
@@ -120,7 +121,7 @@ def _run(
             got.append(recv.recv())
     except EOFError:
         pass
-    p.join(timeout=120)
+    p.join(HANG)
     assert p.exitcode in (0, -signal.SIGKILL), p.exitcode
     return got
 
@@ -164,7 +165,7 @@ def test_sigkill_in_the_middle_of_a_burst(target: tuple[str, Settings]) -> None:
     while len(acked) < 120:
         acked += recv.recv()
     os.kill(p.pid, signal.SIGKILL)  # whatever it was doing
-    p.join(timeout=60)
+    p.join(HANG)
     assert p.exitcode == -signal.SIGKILL
     with _open(target) as m:
         stored = {f.id for f in m.list(Context.dashboard())}

@@ -33,6 +33,7 @@ from erasure_helpers import canary_of, cluster_files, copies_found, opens, wrapp
 from conftest import ALICE, OWNER
 
 SECRET = "CANARY-race-71c0 quince marimba"
+HANG = 600  # seconds: a wait that long is a hang, not a slow machine
 
 
 @pytest.fixture
@@ -100,7 +101,7 @@ def test_a_rotation_in_progress_does_not_bring_a_destroyed_key_back(pg) -> None:
 
         def paused_rewrap(*a, **kw):
             reached.set()
-            assert resume.wait(120)
+            assert resume.wait(HANG)
             return rewrap(*a, **kw)
 
         m.store.rewrap = paused_rewrap  # type: ignore[method-assign]
@@ -118,12 +119,12 @@ def test_a_rotation_in_progress_does_not_bring_a_destroyed_key_back(pg) -> None:
         assert other.stdout.readline() == "open\n"
         rotation = threading.Thread(target=m.rotate_master_key)
         rotation.start()
-        assert reached.wait(60)
+        assert reached.wait(HANG)
         other.stdin.write("go\n")
         other.stdin.flush()
         # Let the other process run its erasure, or wait for a lock the rotation holds; then
         # let the rotation finish.
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + HANG
         while other.poll() is None and time.monotonic() < deadline:
             (waiting,) = con.execute(
                 "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted "
@@ -134,8 +135,9 @@ def test_a_rotation_in_progress_does_not_bring_a_destroyed_key_back(pg) -> None:
                 break
             time.sleep(0.05)
         resume.set()
-        rotation.join(120)
-        _, err = other.communicate(timeout=120)
+        rotation.join(HANG)
+        assert not rotation.is_alive(), "the rotation hangs"
+        _, err = other.communicate(timeout=HANG)
         assert other.returncode == 0, err[-2000:]
         m.store.rewrap = rewrap  # type: ignore[method-assign]
 
@@ -149,21 +151,34 @@ def test_a_rotation_in_progress_does_not_bring_a_destroyed_key_back(pg) -> None:
     _assert_erased(con, schema, since, s.key_file, [canary.partition_id], [canary])
 
 
-ROTATOR = """
-end = time.monotonic() + float(sys.argv[1])
+# Each of the two processes does its count of work, then goes on until the other has done
+# its own: they overlap however the machine schedules them, and both stop by count. A file
+# in the shared folder (argv[2]) says "mine is done" (argv[3]) to the other (argv[4]).
+_OVERLAP = """
+folder, me, other = Path(sys.argv[2]), sys.argv[3], sys.argv[4]
+def more(done, count):
+    if done == count:
+        (folder / me).touch()
+    return done < count or not (folder / other).exists()
+"""
+
+ROTATOR = (
+    _OVERLAP
+    + """
 n = 0
-while time.monotonic() < end:
+while more(n, int(sys.argv[1])):
     m.rotate_master_key()
     n += 1
-    time.sleep(0.05)
 print(n, flush=True)
 m.close()
 """
+)
 
-FORGETTER = """
-end = time.monotonic() + float(sys.argv[1])
+FORGETTER = (
+    _OVERLAP
+    + """
 pids = []
-while time.monotonic() < end:
+while more(len(pids), int(sys.argv[1])):
     actor = f"discord:{5000 + len(pids)}"
     m.remember(Context.dm(actor), "canary line of " + actor)
     m.forget_subject(Context.dm("discord:1"), actor)
@@ -171,9 +186,12 @@ while time.monotonic() < end:
 print(json.dumps(pids), flush=True)
 m.close()
 """
+)
+
+ROTATIONS, ERASURES = 3, 10
 
 
-def test_rotations_and_erasures_in_two_processes(pg) -> None:
+def test_rotations_and_erasures_in_two_processes(pg, tmp_path: Path) -> None:
     """No forced interleaving: one process rotates the master key in a loop (as `keys rotate`
     and the servers' erasure rounds do) on a database with a few hundred partitions, while
     another forgets one person after another. Every destroyed key stays destroyed."""
@@ -183,15 +201,15 @@ def test_rotations_and_erasures_in_two_processes(pg) -> None:
         for i in range(300):  # partitions make each rotation take a while
             m.remember(Context.dm(f"discord:{9000 + i}"), f"filler line {i}")
 
-    seconds = "6"
-    rotator = _child(url, s.key_file, ROTATOR, seconds)
-    forgetter = _child(url, s.key_file, FORGETTER, seconds)
-    r_out, r_err = rotator.communicate(timeout=300)
-    f_out, f_err = forgetter.communicate(timeout=300)
+    done = str(tmp_path)
+    rotator = _child(url, s.key_file, ROTATOR, str(ROTATIONS), done, "rotator", "forgetter")
+    forgetter = _child(url, s.key_file, FORGETTER, str(ERASURES), done, "forgetter", "rotator")
+    r_out, r_err = rotator.communicate(timeout=HANG)
+    f_out, f_err = forgetter.communicate(timeout=HANG)
     assert rotator.returncode == 0, r_err[-2000:]
     assert forgetter.returncode == 0, f_err[-2000:]
     pids = json.loads(f_out)
-    assert int(r_out) >= 2 and len(pids) >= 2  # both really ran
+    assert int(r_out) >= ROTATIONS and len(pids) >= ERASURES  # both did their share
     with Memory.open(url, owner_ids=[OWNER], settings=s) as m:
         alive = [p.id for p in m.store.get_partitions(pids) if p.wrapped_key is not None]
         assert alive == [], f"{len(alive)} of {len(pids)} destroyed keys are live again"
