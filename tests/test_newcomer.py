@@ -4,7 +4,9 @@ terminal), then the README's curl calls, its MCP client configuration (started w
 environment MCP clients give), and the dashboard in a real browser.
 
 The README's first command installs the package from a copy of this checkout into a new
-venv (no network: the machine's package index is local), so this test takes a minute."""
+venv (no network: the machine's package index is local), so this test takes a minute. Its
+server listens on a free port of its own (`--port`, and the README's URLs with that port), so
+a newcomer's own server on the README's port 8765 keeps running, untouched."""
 
 from __future__ import annotations
 
@@ -24,9 +26,12 @@ import anyio
 import httpx
 import pytest
 
+from process_helpers import free_port
+from suite_processes import run_env
+
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
-PORT = 8765  # the README's URLs
+README_PORT = 8765  # the README's URLs; the test serves on a free port instead
 OWNER_ID = "discord:123456789012345678"
 
 
@@ -43,6 +48,11 @@ def block(name: str) -> str:
 def port_free(port: int) -> bool:
     with socket.socket() as s:
         return s.connect_ex(("127.0.0.1", port)) != 0
+
+
+def on_port(command: str, port: int) -> str:
+    """A README command with the README's port replaced by `port`."""
+    return command.replace(f":{README_PORT}", f":{port}")
 
 
 def copy_checkout(dest: Path) -> None:
@@ -87,8 +97,9 @@ def json_values(text: str) -> list[Any]:
 
 @pytest.mark.skipif(sys.platform != "linux", reason="uses a pseudo-terminal")
 def test_the_readme_first_hour(tmp_path: Path) -> None:
-    if not port_free(PORT):
-        pytest.skip(f"port {PORT} (the README's) is in use on this machine")
+    install = block("install").strip()
+    assert install.endswith("confidante serve"), install
+    port = free_port()
     repo, home = tmp_path / "clone", tmp_path / "home"
     repo.mkdir()
     home.mkdir()
@@ -99,12 +110,13 @@ def test_the_readme_first_hour(tmp_path: Path) -> None:
         "PATH": f"{base_python}:/usr/local/bin:/usr/bin:/bin",
         "LANG": "C.UTF-8",
         **{k: v for k, v in os.environ.items() if k.startswith("PIP_")},
+        **run_env(),  # the suite knows its processes by it
     }
     log = tmp_path / "serve.log"
     master, slave = os.openpty()  # a real terminal on stdin: `serve` asks for the owner
     with log.open("wb") as out:
         proc = subprocess.Popen(
-            ["bash", "-c", block("install")],
+            ["bash", "-c", f"{install} --port {port}"],
             cwd=repo,
             env=env,
             stdin=slave,
@@ -116,20 +128,20 @@ def test_the_readme_first_hour(tmp_path: Path) -> None:
     try:
         wait_for(log, r"Your own chat id", proc, timeout=540)
         os.write(master, f"{OWNER_ID}\n".encode())
-        text = wait_for(log, r"MCP\s+http://127\.0\.0\.1:8765/mcp", proc, timeout=120)
+        text = wait_for(log, rf"MCP\s+http://127\.0\.0\.1:{port}/mcp", proc, timeout=120)
         for url in ("/v1", "/docs", "/dashboard", "/mcp"):
-            assert f"http://127.0.0.1:{PORT}{url}" in text
+            assert f"http://127.0.0.1:{port}{url}" in text
         password = re.search(r"dashboard password: (\S+)", text).group(1)  # type: ignore[union-attr]
         token = re.search(r"export TOKEN=(cf_\S+)", text).group(1)  # type: ignore[union-attr]
         deadline = time.monotonic() + 60
-        while port_free(PORT):
+        while port_free(port):
             assert time.monotonic() < deadline and proc.poll() is None, log.read_text()[-2000:]
             time.sleep(0.2)
-        assert httpx.get(f"http://127.0.0.1:{PORT}/docs").status_code == 200
+        assert httpx.get(f"http://127.0.0.1:{port}/docs").status_code == 200
 
         # the curl calls, verbatim, with the TOKEN the first command printed
         curl = subprocess.run(
-            ["bash", "-c", block("curl")],
+            ["bash", "-c", on_port(block("curl"), port)],
             env=env | {"TOKEN": token},
             capture_output=True,
             text=True,
@@ -144,7 +156,7 @@ def test_the_readme_first_hour(tmp_path: Path) -> None:
         # the MCP configuration, verbatim, launched as a client would: a bare environment
         config = json.loads(block("mcp"))["mcpServers"]["confidante"]
         venv_bin = repo / ".venv" / "bin"
-        bare = {"HOME": str(home), "PATH": f"{venv_bin}:/usr/bin:/bin"}
+        bare = {"HOME": str(home), "PATH": f"{venv_bin}:/usr/bin:/bin", **run_env()}
         command = shutil.which(config["command"], path=bare["PATH"])
         assert command is not None
         wrote, hits = run_mcp(command, config["args"], bare)
@@ -154,11 +166,11 @@ def test_the_readme_first_hour(tmp_path: Path) -> None:
         ]
 
         # the dashboard, in a real browser, with the password the first command printed
-        check_dashboard(password)
+        check_dashboard(password, port)
 
         # and the deployment checks itself over HTTP, with the same agent key
         selftest = subprocess.run(
-            [str(venv_bin / "confidante"), "selftest", "--url", f"http://127.0.0.1:{PORT}"],
+            [str(venv_bin / "confidante"), "selftest", "--url", f"http://127.0.0.1:{port}"],
             env=bare | {"CONFIDANTE_TOKEN": token},
             capture_output=True,
             text=True,
@@ -198,7 +210,7 @@ def run_mcp(command: str, args: list[str], env: dict[str, str]) -> tuple[Any, An
     return anyio.run(main)
 
 
-def check_dashboard(password: str) -> None:
+def check_dashboard(password: str, port: int) -> None:
     chromium = shutil.which("chromium")
     if chromium is None:
         return  # the browser tests say so; the rest of the newcomer's hour still ran
@@ -207,7 +219,7 @@ def check_dashboard(password: str) -> None:
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
         page = browser.new_page()
-        page.goto(f"http://127.0.0.1:{PORT}/dashboard")
+        page.goto(f"http://127.0.0.1:{port}/dashboard")
         page.wait_for_url(re.compile(r"/dashboard/login$"))
         page.fill("#password", password)
         page.click("#login")
