@@ -36,21 +36,25 @@ def _unit(x: np.ndarray) -> np.ndarray:
 
 
 def _head(w: dict[str, np.ndarray], coords: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """The teacher's head on summed piece features: one text as vectors, or a batch as
-    rows. BLAS products (np.dot): measured on LoCoMo turns, also with both cores busy, they
-    beat einsum (one text 191 vs 329 us; a batch 64 vs 135 us a text, 112 vs 205 under load),
-    and a single text as vectors, not as a 1-row matrix, is ~2x faster again."""
+    """The teacher's head on summed piece features: one text as vectors (`_head_one`), or a
+    batch as rows. A batch's products are einsum's own loops, not BLAS: OpenBLAS runs a
+    matrix product of this size on every core, and on a small box whose cores are busy its
+    threads wait for each other: a batch of 25 LoCoMo turns took 100-255 ms with BLAS and
+    24-32 ms with einsum, measured side by side under load (BLAS is ~2x faster on an idle
+    box: 64 vs 135 us a text)."""
     if coords.ndim == 1:
         return _head_one(w, coords, float(n))
     # what the teacher sums over its tokens (<s> and </s> included)
     span = np.sqrt(n + np.float32(2.0))
-    first = (n * w["mean_in"] + np.dot(coords, w["basis_in"]) + w["ends_in"]) / span
+    first = np.einsum("ij,jk->ik", coords, w["basis_in"])
+    first += n * w["mean_in"] + w["ends_in"]
+    first /= span
     first += span * w["bias_in"]
-    y0 = np.maximum(first[..., :_HIDDEN], 0.0)
-    y1 = np.maximum(first[..., _HIDDEN:] + np.dot(y0, w["d1"]), 0.0)
-    y2 = np.maximum(np.dot(y1, w["d2"]), 0.0)
-    z = np.tanh(np.dot(np.concatenate((y1, y2), axis=-1), w["p3d3"]))
-    return _unit(np.dot(_unit(z), w["out"]))
+    y0 = np.maximum(first[:, :_HIDDEN], 0.0)
+    y1 = np.maximum(first[:, _HIDDEN:] + np.einsum("ij,jk->ik", y0, w["d1"]), 0.0)
+    y2 = np.maximum(np.einsum("ij,jk->ik", y1, w["d2"]), 0.0)
+    z = np.tanh(np.einsum("ij,jk->ik", np.concatenate((y1, y2), axis=1), w["p3d3"]))
+    return _unit(np.einsum("ij,jk->ik", _unit(z), w["out"]))
 
 
 def _head_one(w: dict[str, np.ndarray], coords: np.ndarray, n: float) -> np.ndarray:
