@@ -21,7 +21,8 @@ CountOpt = Annotated[int, typer.Option("--count", min=1, help="How many at once.
 
 def register(app: typer.Typer) -> None:
     stats_app = typer.Typer(
-        help="The T1 public stats: skill usage and observed patterns (no identifiers).",
+        help="The T1 public stats: skill usage and observed patterns (no identifiers). On "
+        "its own, `stats` shows them; `stats record` and `stats pattern` count.",
         invoke_without_command=True,
         no_args_is_help=False,
     )
