@@ -1,27 +1,25 @@
 """What meaning costs: the default embedder against keyword-only recall
 (``CONFIDANTE_EMBEDDER=none``), in one run, on LoCoMo's turns, on SQLite and PostgreSQL.
 
-For each backend and each embedder (one child process each, so every model is loaded once
-and RSS is the configuration's own; the two embedders run one after the other, twice in
-turn with `--rounds 2`, best of the rounds):
+Both are measured side by side in one process, each operation on one and then on the other
+(the order alternating), so a burst of load on a shared machine falls on both alike and the
+ratios hold even when the absolute figures do not. Per backend:
 
 - one-by-one writes: `--single` turns remembered one per call (facts/s);
-- bulk writes: 10,000 turns in one person's partition, session by session (facts/s);
-- recall p50/p95 at 10k facts (`--queries` LoCoMo questions, warm), and at 100k (the
-  partition grown to 100,000 by writing LoCoMo's turns again, a year later each pass);
+- bulk writes: the first size's turns in one person's partition, session by session;
+- recall p50/p95 at each size (`--queries` LoCoMo questions, warm; the partition grown to
+  the next size by writing LoCoMo's turns again, a year later each pass);
 - cold load per 1,000 facts: a recall right after the partition cache was dropped, less a
-  warm recall, per 1,000 facts; of the 10k partition written in bulk and of the partition
-  written one fact at a time;
-- RSS after the 10k recalls.
+  warm recall, per 1,000 facts (best of 3), of the partition written in bulk and of the
+  one written one fact at a time;
+- RSS at the first size, each embedder in a process of its own (SQLite only).
 
-The embedders are loaded before any timing. Prints each figure and default / keyword-only.
-`--before SRC` also runs every configuration with the package at SRC (another checkout's
-``src``, put first on PYTHONPATH), each one beside its own, so a change is compared under
-the same load.
+The embedders are loaded before any timing. `--before SRC` also runs everything with the
+package at SRC (another checkout's ``src``, first on PYTHONPATH), each backend beside this
+one, to compare a change.
 
     python benchmarks/meaning_cost.py [--backends sqlite,postgres] [--sizes 10000,100000]
-                                      [--single 1000] [--queries 200] [--rounds 1]
-                                      [--before ../old/src]
+                                      [--single 500] [--queries 200] [--before ../old/src]
 """
 
 from __future__ import annotations
@@ -30,7 +28,6 @@ import argparse
 import json
 import os
 import random
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -52,20 +49,14 @@ def rss_mb() -> float:
     return 0.0
 
 
-def _cold_per_1k(m: object, ctx: object, n: int, warm_ms: float, loads: int = 3) -> float:
-    """A recall after the cache was dropped, less a warm one, per 1,000 facts (best of
-    `loads`: the first may also read pages the OS had not cached)."""
-    took = []
-    for _ in range(loads):
-        m.invalidate()  # type: ignore[attr-defined]
-        t0 = time.perf_counter()
-        m.recall(ctx, "what did she paint last summer?")  # type: ignore[attr-defined]
-        took.append((time.perf_counter() - t0) * 1e3)
-    return max(min(took) - warm_ms, 0.0) / (n / 1000)
+def _timed(fn: object) -> float:
+    t0 = time.perf_counter()
+    fn()  # type: ignore[operator]
+    return time.perf_counter() - t0
 
 
-def child(backend: str, embedder: str, args: argparse.Namespace) -> dict[str, float]:
-    """One configuration's figures (run in its own process)."""
+def child(urls: list[str], args: argparse.Namespace) -> dict[str, dict[str, float]]:
+    """Every figure for both embedders, side by side (run in a process of its own)."""
     from confidante import Context, Memory
     from confidante.config import Settings
     from confidante.vault.crypto import new_key
@@ -77,82 +68,108 @@ def child(backend: str, embedder: str, args: argparse.Namespace) -> dict[str, fl
     queries = random.Random(7).sample(asked, args.queries)
     sizes = [int(s) for s in args.sizes.split(",")]
     single = [t for _, turns in sessions[-60:] for t in turns][: args.single]
-    settings = Settings(default_ttl_days=36500, embedder=embedder)
-    out: dict[str, float] = {}
+    bob = Context.dm("discord:77")
+    clock = Clock()
+    mems = {
+        e: Memory.open(
+            url,
+            owner_ids=["discord:1"],
+            master_key=new_key(),
+            settings=Settings(default_ttl_days=36500, embedder=e),
+            clock=clock,
+        )
+        for e, url in zip(EMBEDDERS, urls, strict=True)
+    }
+    out: dict[str, dict[str, float]] = {e: {} for e in EMBEDDERS}
+    flip = [0]
 
-    def recalls(m: Memory, ctx: Context) -> list[float]:
-        lat = []
-        for q in queries:
-            t0 = time.perf_counter()
-            m.recall(ctx, q)
-            lat.append((time.perf_counter() - t0) * 1e3)
-        return lat
+    def both(op: object) -> dict[str, float]:
+        """Time `op(memory)` on each, the order alternating from call to call."""
+        order = EMBEDDERS if flip[0] % 2 == 0 else EMBEDDERS[::-1]
+        flip[0] += 1
+        return {e: _timed(lambda e=e: op(mems[e])) for e in order}  # type: ignore[operator]
 
-    with tempfile.TemporaryDirectory() as tmp:
-        url = args.url or str(Path(tmp) / "m.db")
-        clock = Clock()
-        with Memory.open(
-            url, owner_ids=["discord:1"], master_key=new_key(), settings=settings, clock=clock
-        ) as m:
-            bob = Context.dm("discord:77")
+    def cold(ctx: Context, n: int, name: str) -> None:
+        warm = {e: [] for e in EMBEDDERS}  # type: ignore[var-annotated]
+        for q in queries[:30]:
+            for e, s in both(lambda m, q=q: m.recall(ctx, q)).items():
+                warm[e].append(s)
+        took = {e: [] for e in EMBEDDERS}  # type: ignore[var-annotated]
+        for _ in range(3):
+            for e, s in both(
+                lambda m: (m.invalidate(), m.recall(ctx, "what did she paint?"))
+            ).items():
+                took[e].append(s)
+        for e in EMBEDDERS:
+            load_ms = max(min(took[e]) - pct(warm[e], 50), 0.0) * 1e3
+            out[e][f"cold load per 1k, {name} (ms)"] = load_ms / (n / 1000)
+
+    try:
+        for m in mems.values():
             m.remember_many(bob, ["warm the models up", "and their tokenizers"])
             m.recall(bob, "warm up")
-            # one by one, into a partition of its own
-            t0 = time.perf_counter()
-            for t in single:
-                m.remember(bob, t)
-            out["one-by-one writes (facts/s)"] = len(single) / (time.perf_counter() - t0)
-            warm = statistics.median(recalls(m, bob)[:50])
-            out["cold load per 1k, written one by one (ms)"] = _cold_per_1k(
-                m, bob, len(single) + 2, warm
-            )
-            written = 0
-            for n in sizes:
-                batches = corpus(n, sessions)
-                # the partition grows from the last size to this one: write what is new
-                todo, skip = [], written
-                for when, texts in batches:
-                    if skip >= len(texts):
-                        skip -= len(texts)
-                        continue
-                    todo.append((when, texts[skip:]))
-                    skip = 0
-                t0 = time.perf_counter()
-                for when, texts in todo:
-                    clock.now = when
-                    m.remember_many(ALICE, texts)
-                took = time.perf_counter() - t0
-                if written == 0:
-                    out[f"bulk writes, {n:,} facts (facts/s)"] = (n - written) / took
-                written = n
+        spent = dict.fromkeys(EMBEDDERS, 0.0)
+        for t in single:
+            for e, s in both(lambda m, t=t: m.remember(bob, t)).items():
+                spent[e] += s
+        for e in EMBEDDERS:
+            out[e]["one-by-one writes (facts/s)"] = len(single) / spent[e]
+        cold(bob, len(single) + 2, "written one by one")
+        written = 0
+        for n in sizes:
+            todo, skip = [], written
+            for when, texts in corpus(n, sessions):
+                if skip >= len(texts):
+                    skip -= len(texts)
+                    continue
+                todo.append((when, texts[skip:]))
+                skip = 0
+            spent = dict.fromkeys(EMBEDDERS, 0.0)
+            for when, texts in todo:
+                clock.now = when
+                for e, s in both(lambda m, texts=texts: m.remember_many(ALICE, texts)).items():
+                    spent[e] += s
+            if written == 0:
+                for e in EMBEDDERS:
+                    out[e][f"bulk writes, {n:,} facts (facts/s)"] = n / spent[e]
+            written = n
+            for m in mems.values():
                 m.recall(ALICE, "warm up")
-                lat = recalls(m, ALICE)
-                out[f"recall p50 at {n:,} (ms)"] = pct(lat, 50)
-                out[f"recall p95 at {n:,} (ms)"] = pct(lat, 95)
-                if n == sizes[0]:
-                    out[f"RSS at {n:,} facts (MB)"] = rss_mb()
-                    out["cold load per 1k, written in bulk (ms)"] = _cold_per_1k(
-                        m, ALICE, n, pct(lat, 50)
-                    )
+            lat = {e: [] for e in EMBEDDERS}  # type: ignore[var-annotated]
+            for q in queries:
+                for e, s in both(lambda m, q=q: m.recall(ALICE, q)).items():
+                    lat[e].append(s * 1e3)
+            for e in EMBEDDERS:
+                out[e][f"recall p50 at {n:,} (ms)"] = pct(lat[e], 50)
+                out[e][f"recall p95 at {n:,} (ms)"] = pct(lat[e], 95)
+            if n == sizes[0]:
+                cold(ALICE, n, "written in bulk")
+    finally:
+        for m in mems.values():
+            m.close()
     return out
 
 
-def _run_child(
-    backend: str, embedder: str, args: argparse.Namespace, src: str = ""
-) -> dict[str, float]:
-    url = ""
-    admin = schema = None
-    if backend == "postgres":
-        import psycopg
+def rss_child(embedder: str, args: argparse.Namespace) -> float:
+    """RSS of a process holding one partition of the first size, with one embedder."""
+    from confidante import Memory
+    from confidante.config import Settings
+    from confidante.vault.crypto import new_key
+    from latency import ALICE, corpus, fill, locomo_sessions
 
-        schema = f"confidante_cost_{uuid.uuid4().hex[:8]}"
-        admin = psycopg.connect(args.pg, autocommit=True)
-        admin.execute(f"CREATE SCHEMA {schema}")
-        sep = "&" if "?" in args.pg else "?"
-        url = f"{args.pg}{sep}options={quote(f'-csearch_path={schema}')}"
-    cmd = [sys.executable, __file__, "--child", backend, embedder, "--url", url]
-    for flag in ("sizes", "single", "queries"):
-        cmd += [f"--{flag}", str(getattr(args, flag))]
+    n = int(args.sizes.split(",")[0])
+    clock = Clock()
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(default_ttl_days=36500, embedder=embedder)
+        with Memory.open(
+            Path(tmp) / "r.db", master_key=new_key(), settings=settings, clock=clock
+        ) as m:
+            fill(m, clock, corpus(n, locomo_sessions()))
+            m.recall(ALICE, "what did she paint?")
+            return rss_mb()
+
+
+def _run(cmd: list[str], src: str) -> str:
     env = dict(os.environ)
     if src:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, (src, env.get("PYTHONPATH"))))
@@ -161,61 +178,82 @@ def _run_child(
     except subprocess.CalledProcessError as e:
         sys.stderr.write(e.stderr)
         raise
-    finally:
-        if admin is not None:
-            admin.execute(f"DROP SCHEMA {schema} CASCADE")
-            admin.close()
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return done.stdout.strip().splitlines()[-1]
 
 
-def _better(name: str, a: float, b: float) -> float:
-    return max(a, b) if "facts/s" in name else min(a, b)
+def _figures(backend: str, args: argparse.Namespace, src: str) -> dict[str, dict[str, float]]:
+    urls: list[str] = []
+    admin = None
+    schemas: list[str] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        if backend == "postgres":
+            import psycopg
+
+            admin = psycopg.connect(args.pg, autocommit=True)
+            sep = "&" if "?" in args.pg else "?"
+            for _ in EMBEDDERS:
+                schema = f"confidante_cost_{uuid.uuid4().hex[:8]}"
+                admin.execute(f"CREATE SCHEMA {schema}")
+                schemas.append(schema)
+                urls.append(f"{args.pg}{sep}options={quote(f'-csearch_path={schema}')}")
+        else:
+            urls = [str(Path(tmp) / f"{e}.db") for e in EMBEDDERS]
+        cmd = [sys.executable, __file__, "--child", *urls]
+        for flag in ("sizes", "single", "queries"):
+            cmd += [f"--{flag}", str(getattr(args, flag))]
+        try:
+            got = json.loads(_run(cmd, src))
+        finally:
+            if admin is not None:
+                for schema in schemas:
+                    admin.execute(f"DROP SCHEMA {schema} CASCADE")
+                admin.close()
+    if backend == "sqlite":
+        n = int(args.sizes.split(",")[0])
+        for e in EMBEDDERS:
+            cmd = [sys.executable, __file__, "--rss", e, "--sizes", args.sizes]
+            got[e][f"RSS at {n:,} facts (MB)"] = float(_run(cmd, src))
+    return got
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--backends", default="sqlite,postgres")
     ap.add_argument("--sizes", default="10000,100000")
-    ap.add_argument("--single", type=int, default=1000)
+    ap.add_argument("--single", type=int, default=500)
     ap.add_argument("--queries", type=int, default=200)
-    ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--pg", default=PG_DSN)
     ap.add_argument("--before", default="", help="another checkout's src, run beside this one")
-    ap.add_argument("--child", nargs=2, metavar=("BACKEND", "EMBEDDER"), help=argparse.SUPPRESS)
-    ap.add_argument("--url", default="", help=argparse.SUPPRESS)
+    ap.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
+    ap.add_argument("--rss", default="", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        print(json.dumps(child(args.child[0], args.child[1], args)))
+        print(json.dumps(child(args.child, args)))
+        return
+    if args.rss:
+        print(rss_child(args.rss, args))
         return
     print(f"uptime: {os.popen('uptime').read().strip()}")
-    results: dict[str, dict[str, dict[str, float]]] = {}
-    runs = [("", e) for e in EMBEDDERS]
-    if args.before:
-        runs += [(args.before, e) for e in EMBEDDERS]
+    results: dict[str, dict[str, dict[str, dict[str, float]]]] = {}
     for backend in args.backends.split(","):
-        got: dict[str, dict[str, float]] = {}
-        for _ in range(args.rounds):
-            for src, embedder in runs:
-                r = _run_child(backend, embedder, args, src)
-                name = f"{'before:' if src else ''}{embedder}"
-                had = got.get(name)
-                got[name] = r if had is None else {k: _better(k, had[k], r[k]) for k in r}
-        results[backend] = got
+        results[backend] = {"": _figures(backend, args, "")}
+        if args.before:
+            results[backend]["before"] = _figures(backend, args, args.before)
     print(f"uptime: {os.popen('uptime').read().strip()}")
     print(
         f"meaning's cost: LoCoMo turns in one partition, {args.queries} LoCoMo questions warm; "
-        f"best of {args.rounds} round(s)"
+        "default and keyword-only side by side in one process"
     )
-    for backend, got in results.items():
+    for backend, runs in results.items():
         head = f"\n{backend:<46}{'default':>11}{'keyword':>11}{'ratio':>9}"
         if args.before:
             head += f"{'before: default':>17}{'keyword':>11}{'ratio':>9}"
         print(head)
-        for name in got["default"]:
+        for name in runs[""]["default"]:
             line = f"{name:<46}"
-            for prefix in ("", "before:") if args.before else ("",):
-                d, k = got[f"{prefix}default"][name], got[f"{prefix}none"][name]
-                width = 17 if prefix else 11
+            for label, got in runs.items():
+                d, k = got["default"].get(name, 0.0), got["none"].get(name, 0.0)
+                width = 17 if label else 11
                 line += f"{d:>{width}.2f}{k:>11.2f}{(d / k if k else float('nan')):>8.2f}x"
             print(line)
     print(
