@@ -102,7 +102,7 @@ def find_emails(text: str) -> Iterator[Finding]:
             if _is_placeholder_email(text, m):
                 continue
             yield Finding("email", m.start(), m.end())
-    if _DEFANGED_HINT.search(text):
+    if ("(" in text or "[" in text or "{" in text or "<" in text) and _DEFANGED_HINT.search(text):
         for m in _DEFANGED_EMAIL.finditer(text):
             if m.group("at") != "@" or m.group("dot") != ".":
                 yield Finding("email", m.start(), m.end())

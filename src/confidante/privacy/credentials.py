@@ -146,7 +146,7 @@ _FILLER = (
 # Quotes of the five languages: "...", '...', “...”, „...“, «...» (spaced or not), 「...」.
 _QUOTED = (
     r"[\"'\u201c\u2018`\u201e\u00ab\u300c\u300e]\s?"
-    r"(?P<q>[^\"'\u201c\u201d\u2019`\u00bb\u300d\u300f\n]{1,80}?)"
+    r"(?P<q>[^\"'\u201c\u201d\u2019`\u00bb\u300d\u300f\n]{1,80})"
     r"\s?[\"'\u201d\u2019`\u201c\u00bb\u300d\u300f]"
 )
 _RAW = r"(?P<v>[^\s\"'\u201c\u2018`][^\s]*)"

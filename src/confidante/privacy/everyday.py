@@ -43,7 +43,7 @@ _VALUE_ENDS = re.compile(
     r"|[ \t]+[\"']?[A-Za-z_][\w.]*[\"']?[ \t]*[=:])"
 )
 _NOT_SET = frozenset(
-    "true false yes no none null nil on off empty unset undefined changeme? required".split()
+    "true false yes no none null nil on off empty unset undefined required".split()
 )
 _ENV_STEMS = ("pass", "pwd", "pw", "psk", "pin", "secret", "token", "key", "auth", "cred")
 _ENV_TEST = substring_test(_ENV_STEMS)
@@ -258,9 +258,14 @@ def _spelled(text: str) -> Iterator[Finding]:
 
 
 # -- the detector ----------------------------------------------------------------------------
-# Substrings one of which every form but the environment line and "user / password" holds.
-_NOUN_STEMS = ("pass", "pw", "pin", "nip", "code", "digo", "key", "psk", "kennw", "kenw", "mdp",
-               "contra", "clave", "geheim", "密码", "口令", "码")  # fmt: skip
+# Substrings one of which every form but the environment line and "user / password" holds,
+# read on the lower-cased text with a space after it. The short nouns are taken with what may
+# follow them, so that "shopping", "monkey", "passed" and "contract" do not count.
+_NOUN_STEMS = ("passw", "pass ", "pass:", "pass=", "pass-", "pass?", "passcode", "passphrase",
+               "passwd", "pw", "pin ", "pin:", "pin=", "pin-", "pin,", "pin.", "pin?", "pins",
+               "nip", "code", "digo", "key:", "key=", "key ", "key-", "psk", "kennw", "kenw",
+               "mdp", "contra ", "contra:", "contras", "clave", "geheim", "密码", "口令",
+               "码")  # fmt: skip
 _NOUN_TEST = substring_test(_NOUN_STEMS)
 
 
@@ -269,7 +274,7 @@ def find(text: str) -> Iterator[Finding]:
     low = text.lower()
     if _ENV_TEST.search(low) and _ASSIGN.search(text):
         yield from _env(text)
-    named = _NOUN_TEST.search(low) is not None
+    named = _NOUN_TEST.search(f"{low} ") is not None
     if "/" in text or "|" in text:
         yield from _user_slash(text)
     if named:
