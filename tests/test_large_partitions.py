@@ -50,7 +50,7 @@ def test_the_coarse_scan_keeps_every_dot_product_and_the_best_rows(
     queries = embedder.embed([q for q in QUESTIONS if q.isascii()])
     monkeypatch.setattr(semantic, "_COARSE_FROM", 100)
     monkeypatch.setattr(semantic, "_EXACT_MIN", 40)
-    held = semantic._Rows.of(rows, embedder.coarse_basis())
+    held = semantic._Rows.of(rows, embedder.coarse_basis)
     assert held.lead is not None and held.basis is not None  # the shortcut is taken
     # an orthogonal turn: every row keeps its length and every dot product its value
     assert np.allclose(held.basis.T @ held.basis, np.eye(rows.shape[1]), atol=1e-4)
@@ -69,7 +69,7 @@ def test_the_coarse_scan_keeps_every_dot_product_and_the_best_rows(
 def test_a_small_partition_is_scanned_whole() -> None:
     embedder = StaticEmbedder()
     rows = embedder.embed(["I moved to Berlin", "We adopted a beagle"])
-    held = semantic._Rows.of(rows, embedder.coarse_basis())
+    held = semantic._Rows.of(rows, embedder.coarse_basis)
     assert held.basis is None and held.lead is None
     got, read_whole = held.cosines(rows[0], np.ones(2, dtype=bool))
     assert read_whole is None and np.allclose(got, rows @ rows[0])

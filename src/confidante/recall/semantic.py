@@ -8,7 +8,7 @@ configured (or by another one) are embedded at load time, in memory only.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -68,14 +68,19 @@ class _Rows:
     lead: np.ndarray | None = None  # (n, _COARSE_DIMS) float32: rows[:, :_COARSE_DIMS]
 
     @classmethod
-    def of(cls, rows: np.ndarray, basis: np.ndarray | None) -> _Rows:
+    def of(cls, rows: np.ndarray, basis: Callable[[], np.ndarray | None]) -> _Rows:
+        """`basis` gives the model's axes; it is asked only for a partition large enough to
+        be scanned coarse (a small one never pays for the axes)."""
         rows = np.ascontiguousarray(rows, dtype=np.float32)
-        if basis is None or len(rows) < _COARSE_FROM or rows.shape[1] <= 2 * _COARSE_DIMS:
+        if len(rows) < _COARSE_FROM or rows.shape[1] <= 2 * _COARSE_DIMS:
             return cls(rows)
-        turned = rows @ basis
-        return cls(turned, basis, np.ascontiguousarray(turned[:, :_COARSE_DIMS]))
+        axes = basis()
+        if axes is None:
+            return cls(rows)
+        turned = rows @ axes
+        return cls(turned, axes, np.ascontiguousarray(turned[:, :_COARSE_DIMS]))
 
-    def appended(self, rows: np.ndarray, basis: np.ndarray | None) -> _Rows:
+    def appended(self, rows: np.ndarray, basis: Callable[[], np.ndarray | None]) -> _Rows:
         """These rows with `rows` (float32, in the model's own axes) after them."""
         if self.basis is None:
             return _Rows.of(np.concatenate((self.rows, rows)), basis)
@@ -225,13 +230,13 @@ class Semantic:
         if isinstance(self.embedder, LanguageRoutedEmbedder):
             english, multilingual, has_english = self._split(mat, index.facts, index.previous)
             index.extras[_KEY] = _Routed(
-                _Rows.of(english, self._basis()),
+                _Rows.of(english, self._basis),
                 multilingual,
                 has_english,
                 np.flatnonzero(~has_english),
             )
         else:
-            index.extras[_KEY] = _Rows.of(mat, self._basis())
+            index.extras[_KEY] = _Rows.of(mat, self._basis)
 
     def extend(self, index: PartitionIndex, previous: PartitionIndex) -> None:
         """`index` is `previous` with rows appended (`PartitionIndex.extended`): only the new
@@ -247,7 +252,7 @@ class Semantic:
             english, multilingual, has_english = self._split(mat, added, None)
             other = np.flatnonzero(~has_english)
             index.extras[_KEY] = _Routed(
-                before.english.appended(english, self._basis()),
+                before.english.appended(english, self._basis),
                 np.concatenate((before.multilingual, multilingual)),
                 np.concatenate((before.english_rows, has_english)),
                 np.concatenate((before.other, first + other)),
@@ -257,7 +262,7 @@ class Semantic:
             )
         else:
             assert isinstance(before, _Rows)
-            index.extras[_KEY] = before.appended(mat.astype(np.float32), self._basis())
+            index.extras[_KEY] = before.appended(mat.astype(np.float32), self._basis)
 
     def _query(self, query: str) -> np.ndarray:
         # Not kept between calls: a query's vector holds its meaning.

@@ -27,10 +27,17 @@ from typing import Any
 from ..errors import DatabaseInUse, StoreError
 from .sql import Dialect, SqlStore
 
-try:  # optional dependency: pip install 'confidante[postgres]'
-    import psycopg
-except ImportError:  # pragma: no cover - exercised only without the extra
-    psycopg = None  # type: ignore[assignment]
+
+def _psycopg() -> Any:
+    """The driver, imported when a PostgreSQL store is opened (a SQLite process never pays
+    for it); None without the extra (pip install 'confidante[postgres]')."""
+    try:
+        import psycopg
+        import psycopg.sql
+    except ImportError:  # pragma: no cover - exercised only without the extra
+        return None
+    return psycopg
+
 
 _MIGRATION_LOCK = 0x636F6E66  # "conf": serialises schema migrations across processes
 # Advisory lock classes (the two-int key space, apart from the bigint one above); the
@@ -57,6 +64,7 @@ class PostgresStore(SqlStore):
     def __init__(self, dsn: str, *, schema: str | None = None) -> None:
         super().__init__()
         self._rotation_mutex = threading.RLock()
+        psycopg = _psycopg()
         if psycopg is None:
             raise StoreError("PostgreSQL needs the extra: pip install 'confidante[postgres]'")
         try:

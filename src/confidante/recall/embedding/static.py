@@ -56,8 +56,8 @@ def _basis() -> np.ndarray:
     """The principal axes of the token table (most energy first): texts are means of its
     rows, so their vectors keep most of their size in the leading axes. It depends on the
     model alone, never on what a partition holds (see `semantic._Rows`)."""
-    table = _model()[0].astype(np.float64)
-    _, vectors = np.linalg.eigh(table.T @ table)
+    table = _model()[0].astype(np.float32)
+    _, vectors = np.linalg.eigh((table.T @ table).astype(np.float64))
     basis = np.ascontiguousarray(vectors[:, ::-1], dtype=np.float32)
     basis.setflags(write=False)
     return basis
