@@ -134,7 +134,7 @@ def test_prefixes_never_count_what_the_context_cannot_see(
             "abcd2222000000000000000000000003",  # Alice's second
         )
     )
-    monkeypatch.setattr("confidante.engine.uuid.uuid4", lambda: next(ids))
+    monkeypatch.setattr("confidante.engine.writes.uuid.uuid4", lambda: next(ids))
     with Memory.open(db_path, owner_ids=[OWNER]) as mem:
         alice = mem.remember(Context.dm(ALICE), "alice fact one")
         bob = mem.remember(Context.dm(BOB), "bob fact")

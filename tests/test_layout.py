@@ -151,7 +151,7 @@ def test_policy_is_pure() -> None:
 
 def test_the_checker_sees_lazy_and_type_checking_imports() -> None:
     """The graph would miss a hidden circle if it read only module-level imports."""
-    sample = ROOT / "engine.py"
+    sample = ROOT / "engine" / "core.py"
     names = _imports(sample)
     assert "confidante.policy" in names
     hidden = ROOT / "services" / "lifecycle.py"
