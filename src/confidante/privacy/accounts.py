@@ -384,9 +384,20 @@ def _is_card(number: str, carded: bool) -> bool:
     return luhn_ok or (number.startswith("62") and len(number) >= 16)
 
 
+# An IBAN as it is printed, in groups of four: its mod-97 check and its country's length and
+# shape say enough, though the bank code may be one the national list does not know yet
+# ("BE68 5390 0754 7034").
+_PRINT_FORM = re.compile(r"[A-Za-z]{2}\d{2}(?:[ -][A-Za-z0-9]{4}){2,7}(?:[ -][A-Za-z0-9]{1,3})?")
+
+
 def _iban_end(candidate: str) -> int:
     """Length of the longest valid IBAN at the start of ``candidate`` (0 if none)."""
     for end in range(len(candidate), 14, -1):
-        if candidate[end - 1] != " " and iban.is_valid(candidate[:end]):
+        if candidate[end - 1] == " ":
+            continue
+        number = candidate[:end]
+        if iban.is_valid(number) or (
+            _PRINT_FORM.fullmatch(number) and iban.is_valid(number, check_country=False)
+        ):
             return end
     return 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from . import streets, towns
+from . import postcodes, streets, towns
 from ._text import has_digit, substring_test
 from .findings import Finding
 
@@ -239,6 +239,13 @@ _CUED_NAME_NUMBER = re.compile(
     r"{0,4},?\s+\d{1,5}[a-zA-Z]?\b(?!\s*(?:%|(?i:años|a[ñn]o|días|meses|semanas|years?|months?"
     r"|weeks?|days?|Jahre?n?|Monate?n?|Wochen?|Tage?n?|ans?|mois|semaines?|jours?|km|min)\b)))"
 )
+# A number named as a house's, a flat's or a floor's, with no street: "ich wohne in Hausnummer
+# 4", "I live at number 4", "vivo en el piso 3", "j'habite au numéro 4".
+_NUMBER_NOUNS = frozenset(
+    """hausnummer hausnr nummer nr number no numéro numero número núm num haus house flat
+    apartment apt wohnung zimmer room stock etage étage piso planta puerta door tür porte
+    bloque block gebäude building bâtiment edificio portal unit suite appartement""".split()
+)
 _CUED_STOP = re.compile(r"\s+(?:in|on|for|and|but|when|if|with|last|next|this|every|since)\b.*")
 
 
@@ -337,7 +344,10 @@ def _candidates(text: str) -> Iterator[Finding]:
             yield Finding("street_address", m.start(), m.end())
     for m in _EU_POSTAL.finditer(text):
         part = _EU_PART.search(text, max(0, m.start() - 80), m.start())
-        if part is not None and part.group("part").split()[0] not in _NOT_A_STREET:
+        if part is None:
+            continue
+        first = part.group("part").split()[0]
+        if first not in _NOT_A_STREET and first.casefold() not in _NUMBER_NOUNS:
             yield Finding("street_address", part.start("part"), m.end())
     for m in _POSTAL_LINE.finditer(text):
         part = _ADDRESS_PART.search(text, max(0, m.start() - 140), m.start())
@@ -348,6 +358,8 @@ def _candidates(text: str) -> Iterator[Finding]:
         if not (year and streets.prose_between(text, part.start("part"), m.start())):
             yield Finding("street_address", part.start("part"), m.end())
     for m in _CUED_NAME_NUMBER.finditer(text):
+        if m.group("addr").split()[0].casefold().rstrip(".") in _NUMBER_NOUNS:
+            continue  # "ich wohne in Hausnummer 4": a number with no street
         if not _a_city(m.group("addr")):  # "j'habite Paris 15e": a district, not a door
             yield Finding("street_address", m.start("addr"), m.end("addr"))
     for m in _LOWER_STREET.finditer(text):
@@ -357,6 +369,7 @@ def _candidates(text: str) -> Iterator[Finding]:
         if end is not None:
             yield Finding("street_address", m.start(), end)
     yield from streets.find(text)
+    yield from postcodes.find(text)
     for m in _CUED.finditer(text):
         addr = _CUED_STOP.sub("", m.group("addr"))
         # "moved to 3 different cities" is not an address; a name or street word must follow.

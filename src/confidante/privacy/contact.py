@@ -331,6 +331,16 @@ _SPELLED_DIGITS = re.compile(
 
 
 def _spelled_phones(text: str) -> Iterator[Finding]:
+    # read in pairs, as French and Spanish speakers say a number: "zéro six, quarante-sept,
+    # quatre-vingt-deux, ...", "seis cuarenta y siete ...": the digits must make a number
+    for start, end in spelled.pair_spans(text):
+        for m in spelled.PAIR_RUN.finditer(text, start, min(len(text), end + 1)):
+            before = text[max(0, m.start() - 30) : m.start()]
+            digits = spelled.digits_of(m.group())
+            if not (9 <= len(digits) <= 15 and _PHONE_CUE.search(before)):
+                continue
+            if _match_number(digits, False) is not None:  # valid in a likely region
+                yield Finding("phone", m.start(), m.end())
     if not spelled.hint(text):
         return
     for m in _SPELLED_DIGITS.finditer(text):

@@ -135,7 +135,8 @@ _PIN_NOUN = (
     r"pin(?:\s*(?:code|number))?|combination|combo"
     r"|(?:backup|recovery|2fa|mfa|otp)\s+codes?"
     r"|(?:door|gate|alarm|garage|lock|safe|locker|entry|access|security|unlock|keypad"
-    r"|building|verification|2fa|otp|login|one[\s-]time)\s+(?:code|pin)"
+    r"|building|verification|2fa|otp|login|one[\s-]time|lock\s?box|key\s?box|key\s?safe"
+    r"|padlock|bike\s+lock)\s+(?:code|pin)"
     r"|code\s+(?:to|for)\s+(?:my|our|the)\s+[\w-]+"
 )
 # A short phrase between noun and verb: "the wifi password at home is ...".
@@ -166,7 +167,9 @@ _NOUN_THEN_VALUE = re.compile(
     re.I,
 )
 _CHANGED_TO = re.compile(
-    rf"\b(?:changed|set|reset|updated|changing)\s+(?:my|our|the)\s+(?P<noun>{_WORD_NOUN}|{_PIN_NOUN})"
+    # "changed the laptop pwd to ...": a word or two may say which one
+    rf"\b(?:changed|set|reset|updated|changing)\s+(?:my|our|the|his|her|their)\s+"
+    rf"(?:[\w'\u2019-]+\s+){{0,2}}?(?P<noun>{_WORD_NOUN}|{_PIN_NOUN})"
     rf"\s+to\s+(?:{_QUOTED}|{_RAW})"
     # "the PIN was changed to 5566", "password has been reset to ..."
     rf"|(?<![A-Za-z])(?P<noun2>{_WORD_NOUN}|{_PIN_NOUN})\s+(?:was|is|has\s+been|got|gets)\s+"
@@ -179,7 +182,8 @@ _CHANGED_TO = re.compile(
 _CODE_FOR = re.compile(
     r"(?<![\w-])(?P<before>\w+\s+)?(?i:code|c[óo]digo|codice)\b(?P<mid>(?:\s+[\w'\u2019]+){1,4}?)"
     rf"(?:{COPULA}|\s*[?,]\s*|\s+(?i:ist|lautet|c['\u2019]est|es|è)\s+)"
-    r"(?P<v>\d{4,8}[#*]?)(?![\d.,/:-])"
+    # the digits whole, or one by one ("the code at the airbnb is 0 4 9 1")
+    r"(?P<v>\d{4,8}[#*]?(?![\d.,/:-])|\d(?:[ .-]\d){3,7}(?![\d]|[ .-]\d))"
 )
 _PUBLIC_CODE = re.compile(
     r"(?i:zip|post|postal|area|country|dial|error|status|exit|return|promo|discount|coupon"
@@ -187,6 +191,7 @@ _PUBLIC_CODE = re.compile(
     r"|source|qr|bar|color|colour|fehler|gutschein|rabatt|promotion|erreur|réduction"
     r"|descuento|postale?|Postleitzahl|PLZ|ISO|HTTP|HS|line|lines|wrote|written|Zeilen)"
 )
+_PUBLIC_WORD = re.compile(rf"\b{_PUBLIC_CODE.pattern}\b")
 # The value first: "use 1234 as the PIN", "I typed 4821 as my PIN".
 _VALUE_AS_PIN = re.compile(
     r"(?<![\w.,-])(?P<v>\d{4,8})\s+(?i:as|is)\s+(?i:the|my|our|his|her|their|your)\s+"
@@ -445,9 +450,9 @@ def _conversational(text: str) -> Iterator[Finding]:
 # 4 7 7 1", "支付密码 1 3 5 7". The noun is any PIN or password word in the cue languages.
 _SPACED_DIGITS_HINT = re.compile(r"\d[ .-]\d[ .-]\d[ .-]\d")
 _SPACED_PIN = re.compile(
-    rf"(?<![A-Za-z])(?:{_PIN_NOUN}|{_PASSWORD}|pass(?:code|phrase)|pwd|pw|{cues.PIN_NOUNS_EU}"
+    rf"(?<![A-Za-z])(?P<noun>{_PIN_NOUN}|{_PASSWORD}|pass(?:code|phrase)|pwd|pw|{cues.PIN_NOUNS_EU}"
     rf"|{cues.SECRET_NOUNS_EU}|{cues.PIN_NOUNS_ZH}|{cues.SECRET_NOUNS_ZH})(?![A-Za-z])"
-    r"[^\d\n.!?]{0,16}?(?<!\d)(?P<v>\d(?:[ .-]\d){3,7})(?![\d]|[ .-]\d)",
+    r"[^\d\n.!?]{0,24}?(?<!\d)(?P<v>\d(?:[ .-]\d){3,7})(?![\d]|[ .-]\d)",
     re.I,
 )
 
@@ -512,7 +517,9 @@ def find_pins(text: str) -> Iterator[Finding]:
         yield Finding(CATEGORY, m.start("v"), after)
     if _SPACED_DIGITS_HINT.search(text):
         for m in _SPACED_PIN.finditer(text):
-            yield Finding(CATEGORY, m.start("v"), m.end("v"))
+            # "the zip code for the airbnb is 9 4 1 0 3": a code nobody keeps secret
+            if not _PUBLIC_WORD.search(text, max(0, m.start() - 12), m.end("noun")):
+                yield Finding(CATEGORY, m.start("v"), m.end("v"))
     if not four or not _mentions(text, _CODE_TEST):
         return
     for m in _CODE_FOR.finditer(text):
@@ -600,6 +607,11 @@ _EU_SECRET_LOOSE = re.compile(
     rf"(?:{_QUOTED}|(?P<v>[^\s\"'\u201c\u2018`«][^\s»]*))",
     re.I,
 )
+# A passphrase named as one, quoted, in any script: "密码短语:“猫在月亮上跳舞”"
+_ZH_PHRASE = re.compile(
+    r"(?:密码|密碼|口令)(?:短语|短句|句子)\s*(?:是|为|為|:)?\s*"
+    r"[\u201c\u300c\u300e\"](?P<q>[^\u201d\u300d\u300f\"\n]{2,80})[\u201d\u300d\u300f\"]"
+)
 _ELISION = re.compile(r"^\w['\u2019]")
 _EU_PIN = re.compile(rf"(?:{cues.PIN_NOUNS_EU})$", re.I)
 _EU_LOOSE = re.compile(r"clave|mdp|identifiants|zugangsdaten|llave\s+privada", re.I)
@@ -626,6 +638,8 @@ def find_multilingual(text: str) -> Iterator[Finding]:
                 ok = len(value) >= 4 and value.lower() not in NOT_A_VALUE
             if ok:
                 yield Finding(CATEGORY, start, end)
+        for m in _ZH_PHRASE.finditer(text):
+            yield Finding(CATEGORY, m.start("q"), m.end("q"))
     for pattern in (_EU_SECRET, _EU_SECRET_LOOSE):
         for m in pattern.finditer(text):
             if _generic(text, m.start("noun")):
@@ -667,70 +681,3 @@ def _eu_plausible(value: str, noun: str) -> bool:
     if value.isdigit():  # "el código de acceso es 7788"
         return len(value) >= 4
     return len(value) >= 4 and (generated_looking(value) or len(value) >= 6)
-
-
-# The answer to a security question, given after it: "security question answer (name of first
-# pet): Biscuit2009", "密保问题“你小学的名字”答案是 育才小学", "Antwort auf die
-# Sicherheitsfrage (...): Krümel". An answer is a few words; a longer clause is talk about
-# such questions ("security questions are useless: anyone can google them").
-_SECURITY_QUESTION = (
-    r"security\s+(?:question|answer|q)s?|secret\s+(?:question|answer)|mother'?s\s+maiden"
-    r"|Sicherheits(?:frage|antwort)|geheime\s+Frage|question\s+(?:secr[èe]te|de\s+s[ée]curit[ée])"
-    r"|r[ée]ponse\s+secr[èe]te|pregunta\s+(?:de\s+seguridad|secreta)|respuesta\s+(?:de\s+"
-    # not a bare 安全问题: that is also a safety problem ("食品安全问题")
-    r"seguridad|secreta)|密保(?:问题|答案)?|密码提示问题"
-)
-_SECURITY_ANSWER = re.compile(
-    rf"(?i:{_SECURITY_QUESTION})[^:\n]{{0,60}}?"
-    r"(?:\s*[:=]\s*|答案是\s*|答案\s*:\s*|(?P<verb>(?i:\b(?:answer|name)\s+(?:is|was))\s+"
-    # "(Name vom ersten Haustier) ist Krümel": a copula after the question in brackets
-    r"|\)\s*(?i:is|ist|est|es|era|was|war)\s+))"
-    r"(?P<v>[^\s,.;!?\u2014\u2013\"'(。、][^,.;!?\u2014\u2013\n。(]{0,40}?)"
-    r"(?=\s*(?:[,.;!?\u2014\u2013\n。(]|\s-\s|$))"
-)
-
-
-_ANSWER_AFTER_NAME = re.compile(
-    r"(?i:maiden\s+name|pet|street|school|mascota|Haustiers?|animal)\s+(?:is\s+|was\s+)?"
-    r"([A-ZÀ-Þ][\w'\u2019-]+)$"
-)
-_SECURITY_STEMS = ("secur", "secret", "maiden", "sicherheit", "geheime", "secr", "密保",
-                   "密码提示", "pregunta", "respuesta", "sécurité")  # fmt: skip
-# What stands where an answer would, and is none: "Security question: none set",
-# "Sicherheitsfrage: keine Ahnung", "The security questions: first pet, first school".
-_NO_ANSWER = frozenset(
-    {"unknown", "none", "nothing", "n/a", "none set", "not set", "no idea", "dunno",
-     "keine ahnung", "keine", "nichts", "weiß nicht", "aucune idée", "aucune", "rien",
-     "je ne sais pas", "ni idea", "ninguna", "nada", "no sé", "不知道", "没有", "无", "忘了"}
-)  # fmt: skip
-_QUESTION_WORDS = frozenset(
-    """first pet school car name street city town mother's mothers maiden teacher best friend
-    favourite favorite born birth place childhood hero book food colour color""".split()
-)
-_ZH_NOT_ANSWER = re.compile(r"(?:是什么|什么|吗|呢|了|啊)$")
-
-
-def find_security_answers(text: str) -> Iterator[Finding]:
-    """The answer to a security question, after the question's name and a colon."""
-    low = text.lower()
-    if not any(stem in low for stem in _SECURITY_STEMS):
-        return
-    for m in _SECURITY_ANSWER.finditer(text):
-        value = m.group("v").strip()
-        named = _ANSWER_AFTER_NAME.search(value)
-        if named is not None:  # "mom's maiden name Kowalski": the answer, not its question
-            start = m.start("v") + m.group("v").index(value) + named.start(1)
-            yield Finding(CATEGORY, start, start + len(named.group(1)))
-            continue
-        if not value or len(value.split()) > 3 or value.lower() in NOT_A_VALUE:
-            continue
-        if value.endswith("?") or prose_shaped(value) or value.lower() in _NO_ANSWER:
-            continue
-        if set(value.lower().split()) <= _QUESTION_WORDS:
-            continue  # "first pet": what the question asks, not its answer
-        if _CJK_CHAR.search(value) and (len(value) > 12 or _ZH_NOT_ANSWER.search(value)):
-            continue  # "我把密保问题的答案写在本子上了": a sentence, not an answer
-        if m.group("verb") and not (value[0].isupper() or value[0].isdigit()):
-            continue  # "... maiden name is on the form": a name after "is" is capitalised
-        start = m.start("v") + (len(m.group("v")) - len(m.group("v").lstrip()))
-        yield Finding(CATEGORY, start, start + len(value))

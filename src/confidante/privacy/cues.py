@@ -8,7 +8,7 @@ from __future__ import annotations
 # Nouns whose value is a password or a secret.
 SECRET_NOUNS_ZH = (
     r"(?:支付|登录|登陆|银行卡|取款|交易|开机|解锁|邮箱|微信|QQ|wifi|WiFi|WIFI|无线|网银|账户|账号)?"
-    r"(?:密码|密碼|口令|暗码)|私钥|私鑰|密钥|密鑰|秘钥|助记词|助記詞|令牌"
+    r"(?:密码|密碼|口令|暗码)(?:短语|短句)?|私钥|私鑰|密钥|密鑰|秘钥|助记词|助記詞|令牌"
     r"|パスワード|暗証番号|비밀번호|암호"
 )
 PIN_NOUNS_ZH = r"(?:PIN|pin)\s*码|验证码|驗證碼|动态码|校验码|门禁密码|门锁密码"
@@ -19,11 +19,13 @@ SECRET_NOUNS_EU = (
     r"|(?:WLAN|WiFi|WPA|Netzwerk)-?Schlüssel|Best[äa]tigungscode|m?TAN"
     r"|privater\s+Schlüssel|geheimer\s+Schlüssel"
     # French
-    r"|mots?[\s-]de[\s-]pass?e?|mdp|code\s+secret|code\s+confidentiel|code\s+d['\u2019]acc[eè]s"
+    r"|Passphrase|Passsatz|Kennsatz"
+    r"|mots?[\s-]de[\s-]pass?e?|phrases?[\s-]de[\s-]passe|phrase\s+secr[eè]te|mdp|code\s+secret|code\s+confidentiel|code\s+d['\u2019]acc[eè]s"
     r"|cl[ée]\s+(?:API|secr[eè]te|priv[ée]e|wifi|wi-fi|du\s+wifi)|code\s+(?:du\s+)?wi-?fi"
     r"|identifiants"
     # Spanish
-    r"|contrase[ñn]as?|clave(?:\s+(?:secreta|de\s+acceso|privada|API|del\s+wifi|wifi))?"
+    r"|contrase[ñn]as?|frase\s+(?:de\s+(?:contrase[ñn]a|paso|acceso)|secreta)"
+    r"|clave(?:\s+(?:secreta|de\s+acceso|privada|API|del\s+wifi|wifi))?"
     r"|c[óo]digo\s+(?:de\s+acceso|secreto)|llave\s+privada"
     # Portuguese, Italian
     r"|senha|palavra-passe|chave\s+privada|parola\s+d['\u2019]ordine|chiave\s+privata"
@@ -32,14 +34,15 @@ PIN_NOUNS_EU = (
     r"PIN(?:-Code|-Nummer|code)?|Geheimzahl|Geheimnummer|Türcode|Torcode|Tür-Code|PUK"
     # German compounds: "Entsperrcode", "Zugangs-PIN", "SIM-PIN", "Freischaltcode"
     r"|(?:Entsperr|Sperr|Zugangs|Zugriffs|Freischalt|Türöffner|Handy|Geräte|Bildschirm|SIM"
-    r"|Schloss|Safe)-?(?:code|pin)"
+    r"|Schloss|Safe|Schlüssel(?:kasten|box|safe|tresor)|Zahlenschloss|Fahrradschloss)-?(?:code|pin)"
     r"|code\s+(?:de\s+(?:la\s+|ma\s+|mon\s+)?)?(?:carte(?:\s+bleue)?|cb|s[ée]curit[ée]"
     r"|d[ée]verrouillage|alarme|cadenas)"
     r"|c[óo]digo\s+(?:de\s+(?:mi\s+|la\s+)?)?(?:tarjeta|seguridad|desbloqueo|alarma|candado)"
     r"|code\s+PIN|digicode|code\s+de\s+(?:la\s+)?porte|code\s+d['\u2019]entr[ée]e"
     r"|code\s+(?:de\s+l['\u2019](?:immeuble|alarme|interphone)|du\s+(?:portail|b[âa]timent|garage"
-    r"|cadenas|coffre|casier))|(?:Haust[üu]r|Garagen|Tor|Alarm|Tresor|Schlie(?:ss|ß)fach)code"
-    r"|c[óo]digo\s+del?\s+(?:portal|edificio|garaje|caja\s+fuerte|port[óo]n|telefonillo)"
+    r"|cadenas|coffre|casier)|de\s+la\s+bo[iî]te\s+(?:à|a|aux)\s+cl(?:é|e|ef)s?)|(?:Haust[üu]r|Garagen|Tor|Alarm|Tresor|Schlie(?:ss|ß)fach)code"
+    r"|c[óo]digo\s+del?\s+(?:portal|edificio|garaje|caja\s+fuerte|port[óo]n|telefonillo"
+    r"|cajet[íi]n|caja\s+de\s+(?:las\s+)?llaves)"
     r"|c[óo]digo\s+PIN|PIN|NIP|c[óo]digo\s+de\s+(?:la\s+)?puerta|codice\s+PIN"
 )
 # Copulas: "ist", "lautet", "est", "c'est", "es", "era", "é", "è", Chinese 是/为.

@@ -17,6 +17,7 @@ from . import (
     accounts,
     actors,
     addresses,
+    answers,
     contact,
     credentials,
     everyday,
@@ -73,7 +74,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("credentials", "credential", credentials.find),
     Detector("credentials_intl", "credential", credentials.find_multilingual),
     Detector("pins_and_codes", "credential", credentials.find_pins),
-    Detector("security_answers", "credential", credentials.find_security_answers),
+    Detector("security_answers", "credential", answers.find),
     Detector("everyday_secrets", "credential", everyday.find),
     Detector("crypto_keys", "credential", keys.find),
     Detector("seed_phrases", "credential", seeds.find),
@@ -118,9 +119,23 @@ def classify_folded(text: str, categories: Collection[str] | None = None) -> lis
     return _resolve(found)
 
 
+def _merged(found: Iterable[Finding]) -> list[Finding]:
+    """Overlapping T3 findings of one category as one: two readings of the same address
+    ("Wohnung 5, 1010 Wien" and "1010 Wien, Österreich") are one address, redacted whole."""
+    out: list[Finding] = []
+    for f in sorted(set(found), key=lambda f: (f.category, f.start, -f.end)):
+        last = out[-1] if out else None
+        same = last is not None and last.category == f.category in T3_CATEGORIES
+        if same and last is not None and f.start < last.end:
+            out[-1] = Finding(f.category, last.start, max(last.end, f.end))
+        else:
+            out.append(f)
+    return out
+
+
 def _resolve(found: Iterable[Finding]) -> list[Finding]:
     kept: list[Finding] = []
-    for f in sorted(set(found), key=lambda f: (_RANK[f.category], f.start - f.end, f.start)):
+    for f in sorted(_merged(found), key=lambda f: (_RANK[f.category], f.start - f.end, f.start)):
         if all(f.end <= k.start or f.start >= k.end for k in kept):
             kept.append(f)
     return sorted(kept, key=lambda f: f.start)

@@ -55,7 +55,9 @@ def _env(text: str) -> Iterator[Finding]:
         group = next(g for g in ("dq", "sq", "v") if m.group(g) is not None)
         start, end = m.span(group)
         value = text[start:end]
-        if group == "v" and not _VALUE_ENDS.match(text, end):
+        # "DB_PASS=Tr0ub4dor&3x9 is in the .env": a value that cannot be a word may be
+        # followed by the rest of a sentence
+        if group == "v" and not _VALUE_ENDS.match(text, end) and not strongly_generated(value):
             continue
         part = (m.group("part") or m.group("lpart")).upper()
         if _env_secret(value, part):
@@ -77,26 +79,37 @@ def _env_secret(value: str, part: str) -> bool:
 # What a login opens: a network, a box, a bank, a mailbox, a service account.
 _LOGIN_PLACE = (
     r"wi-?fi|wlan|w-lan|router|modem|(?:internet\s*)?box(?:\s+internet)?|fritz!?box|livebox"
-    r"|freebox|bbox|bank(?:ing)?|online[\s-]?banking|netbanking|e-?mail|mail|webmail|vpn|nas"
-    r"|server|ssh|s?ftp|db|database|admin|portal|intranet|login|log-?in|account|acct"
+    r"|freebox|bbox|bank(?:ing)?|banque|banco|online[\s-]?banking|netbanking|e-?mail|mail|webmail"
+    r"|vpn|nas|server|ssh|s?ftp|db|database|admin|portal|intranet|login|log-?in|account|acct"
     r"|konto|compte|cuenta|zugang(?:sdaten)?|identifiants?|acc[eè]s|acceso|credenciales"
-    r"|datos\s+de\s+acceso|网银|路由器|邮箱|账号|帐号|账户"
+    r"|datos\s+de\s+acceso"
 )
-_LOGIN_WORDS = r"login|log-?in|creds|credentials|account|zugang|identifiants|acceso"
+# Words for the account itself: "Netflix Konto ...", "usuario banco: ...", "login banque : ..."
+_LOGIN_WORDS = (
+    r"login|log-?in|creds|credentials|account|acct|konto|compte|cuenta|zugang|identifiants?"
+    r"|acceso|user(?:name)?|usuario|utilisateur|benutzer(?:name)?|nutzer"
+)
+# Chinese places take what follows them: "路由器后台", "网银登录", "邮箱账号" (no word boundary)
+_LOGIN_PLACE_ZH = (
+    r"(?:路由器|光猫|网银|邮箱|账号|帐号|账户|宽带|无线|银行|后台)[\u4e00-\u9fff]{0,4}"
+)
 # "wifi: HomeNet / sunflower22", "router login admin / Tr0ub4dor", "Netflix: anna.k /
-# Movies2023", "WLAN: FRITZ!Box 7590 / 4821...". The label is a place a login opens, or any
-# capitalised name when the user part looks like an account.
+# Movies2023", "WLAN: FRITZ!Box 7590 / 4821...", "netflix: familia.ruiz / Pelis_Finde22". The
+# label is one word, then up to two more words for a place or an account: a place a login
+# opens, a capitalised name, or (before a colon) any word.
 _USER_SLASH = re.compile(
-    rf"(?<![\w-])(?P<label>(?i:{_LOGIN_PLACE})|[A-Z][\w!&.+-]{{1,20}})"
-    rf"(?:\s+(?i:{_LOGIN_WORDS}))?(?:[ \t]*[:=][ \t]*|[ \t]+[-\u2013\u2014][ \t]+|[ \t]+)"
+    rf"(?:(?<![\w-])(?P<label>(?i:{_LOGIN_PLACE}|{_LOGIN_WORDS})|(?P<cap>[A-Z][\w!&.+-]{{1,20}})"
+    rf"|(?P<low>[a-z][\w!&.+-]{{1,20}})(?=[ \t]*:))(?P<more>(?:[ \t]+(?i:{_LOGIN_PLACE}"
+    rf"|{_LOGIN_WORDS})(?![\w-])){{0,2}})|(?P<zh>{_LOGIN_PLACE_ZH}))"
+    r"(?:[ \t]*[:=][ \t]*|[ \t]+[-\u2013\u2014][ \t]+|[ \t]+)"
     r"(?P<user>[^\s/|]{2,40}(?:[ \t][^\s/|:]{1,20}){0,2}?)[ \t]*(?:/|\|)[ \t]*"
     r"(?P<v>[^\s/|]{3,64})"
 )
-_PLACE_LABEL = re.compile(rf"(?i:{_LOGIN_PLACE})")
+_PLACE_LABEL = re.compile(rf"(?i:{_LOGIN_PLACE}|{_LOGIN_WORDS})")
 _ACCOUNT_LIKE = re.compile(r"[\d@._]|^(?i:admin|root|guest|user|pi|ubnt|administrator)$")
 # "wifi pass sunflower22", "bank pin 4471", "wlan key: 8842...", "router pw is admin123"
 _PLACE_SHORT = re.compile(
-    rf"(?<![\w-])(?i:{_LOGIN_PLACE})[\s-]+(?P<noun>(?i:pass|pw|pwd|passwd|key|code|pin|psk))"
+    rf"(?:(?<![\w-])(?i:{_LOGIN_PLACE})|{_LOGIN_PLACE_ZH})[\s-]+(?P<noun>(?i:pass|pw|pwd|passwd|key|code|pin|psk))"
     r"(?![\w-])\s*(?::|=|-|(?i:is|ist|est|es))?\s*(?P<v>[^\s\"'\u201c\u2018`]{3,64})"
 )
 # A line or clause that starts with the short form: "code: 4471", "key: Zebra-Crossing-12",
@@ -111,10 +124,11 @@ _DASH = re.compile(
     rf"|contrase[ñn]a|clave|{cues.SECRET_NOUNS_ZH}))[ \t]+[-\u2013\u2014][ \t]+"
     r"(?P<v>[^\s\"'\u201c\u2018`]{3,64})"
 )
-# Spanish chat shortens contraseña: "y la contra es luna2014!!" (and "la contra es que ..." is
-# "the downside is that": the value must look made up).
+# Spanish chat shortens contraseña: "y la contra es luna2014!!", "contra del banco santander
+# es ..." (and "la contra es que ..." is "the downside is that": the value must look made up).
 _CONTRA = re.compile(
-    r"(?<![\w-])(?P<noun>(?i:contra))\s*(?::|=|(?i:es|era)\b)\s*(?P<v>[^\s\"'\u201c\u2018`]{3,64})"
+    r"(?<![\w-])(?P<noun>(?i:contra))(?:\s+(?i:del?|de\s+la|de\s+mi|para(?:\s+el|\s+la)?)"
+    r"(?:\s+[\w.-]+){1,3}?)?\s*(?::|=|\s(?i:es|era)\b)\s*(?P<v>[^\s\"'\u201c\u2018`]{3,64})"
 )
 _SHORT_DIGITS = frozenset({"code", "pin"})
 
@@ -125,15 +139,29 @@ def _user_slash(text: str) -> Iterator[Finding]:
         value, user = text[start:end], m.group("user")
         if not _ends_clause(text, m.end("v")) or not _word_ok(value) or _numberish(value):
             continue
+        if _same_shape(user, value):
+            continue  # "py3.11 / py3.12", "file1.txt / file2.txt": two of a kind, compared
         # one word that looks like an account ("jsmith82", "admin"), not "admin page"
         account = " " not in user and _ACCOUNT_LIKE.search(user) is not None
-        if _PLACE_LABEL.fullmatch(m.group("label")):
+        if m.group("zh") or m.group("more") or _PLACE_LABEL.fullmatch(m.group("label") or ""):
             # "Router: Netgear / TP-Link" names two brands: a digit or a made-up mix says key
             ok = account or strongly_generated(value) or any(ch.isdigit() for ch in value)
-        else:
+        elif m.group("cap"):
             ok = account and generated_looking(value)
+        else:  # any word before a colon: the value must be made up of several kinds
+            ok = account and strongly_generated(value)
         if ok and len(value) >= 4:
             yield Finding(CATEGORY, start, end)
+
+
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def _same_shape(user: str, value: str) -> bool:
+    """Whether two values have the same letters in the same order (only digits or signs
+    differ): versions, files or models set side by side, not an account and its password."""
+    letters = _LETTERS.findall(user.lower())
+    return bool(letters) and letters == _LETTERS.findall(value.lower())
 
 
 def _short_forms(text: str) -> Iterator[Finding]:
@@ -206,7 +234,12 @@ _IT_SET_TO = re.compile(
     # French: "je l'ai changé en ...", "on l'a mis à ..."
     r"|\bl['\u2019](?:ai|a|avons)\s+(?:chang[ée]e?|mis|modifi[ée]e?|remplac[ée]e?)\s+(?:en|à|a|par|pour)\s+"
     # Spanish: "lo cambié a ...", "la puse como ..."
-    r"|\b(?:lo|la)\s+(?:cambi[ée]|puse|actualic[ée]|dej[ée])\s+(?:a|por|en|como)\s+)"
+    r"|\b(?:lo|la)\s+(?:cambi[ée]|puse|actualic[ée]|dej[ée])\s+(?:a|por|en|como)\s+"
+    # the value after a colon: "ya la puse: ...", "je l'ai changé : ...", "hab's geändert: ..."
+    r"|(?P<colon>\b(?:(?:lo|la)\s+(?:cambi[ée]|puse|actualic[ée]|dej[ée])"
+    r"|l['\u2019](?:ai|a|avons)\s+(?:chang[ée]e?|mis|modifi[ée]e?|remplac[ée]e?)"
+    r"|hab(?:e|['\u2019]s)?\s+(?:es\s+|ihn\s+|sie\s+|das\s+)?(?:ge[äa]ndert|gesetzt|neu\s+gesetzt)"
+    r"|(?:set|changed|reset|updated)\s+it)\s*:\s*))"
     rf"(?:{_QUOTED}|{_RAW})"
 )
 # The password named before, not a tool or a page about passwords.
@@ -215,7 +248,7 @@ _NOUN_BEFORE = re.compile(
     r"(?!\s+(?i:manager|generator|policy|reset|hint|field|app|vault|rules?)\b)"
 )
 _VERB_STEMS = ("set", "chang", "updat", "one", "now", "jetzt", "nun", "hab", "l'a",
-               "l\u2019a", "lo ", "la ")  # fmt: skip
+               "l\u2019a", "lo ", "la ", "reset")  # fmt: skip
 _VERB_TEST = substring_test(_VERB_STEMS)
 
 
@@ -223,7 +256,12 @@ def _set_to(text: str) -> Iterator[Finding]:
     for m in _IT_SET_TO.finditer(text):
         window = text[max(0, m.start() - 100) : m.start()]
         if not _NOUN_BEFORE.search(window):
-            continue  # "I set it to dark mode": nothing said it was a password
+            # "I set it to dark mode": nothing said it was a password; but "ya la puse:
+            # Girasol-Amarillo-55" gives something set, after a colon, that no word is
+            if m.group("colon") and m.group("v") and strongly_generated(m.group("v")):
+                start = m.start("v")
+                yield Finding(CATEGORY, start, trim_value(text, start, m.end("v")))
+            continue
         group = "q" if m.group("q") is not None else "v"
         start, end = m.span(group)
         if group == "v":
@@ -234,6 +272,41 @@ def _set_to(text: str) -> Iterator[Finding]:
         # "I set it to Spanish": a plain word could be any setting; a password looks made up
         digits = sum(ch.isdigit() for ch in value)
         if group == "q" or generated_looking(value) or (digits and len(value) >= 4):
+            yield Finding(CATEGORY, start, end)
+
+
+# The password named with its verb, in French, Spanish and German (English: credentials'
+# _CHANGED_TO): "changé le mot de passe du laptop en ...", "cambié la clave del banco a ...",
+# "hab das WLAN-Passwort auf ... geändert" (German puts the value before the verb).
+_CHANGED_NOUN_TO = re.compile(
+    r"(?i:\b(?:chang[ée]e?|modifi[ée]e?|mis|remplac[ée]e?|cambi[ée]|cambiado|puse|puesto"
+    r"|actualic[ée]|actualizado|dej[ée])\s+"
+    r"(?:(?:le|la|les|mon|ma|mes|ton|ta|el|mi|mis|tu)\s+|l['\u2019])?(?:[\w'\u2019-]+\s+){0,2}?)"
+    rf"(?:{_NOUN_ANY})"
+    r"(?i:\s+(?:du|de\s+la|de\s+l['\u2019]|des|de|del|de\s+mi|de\s+mon|de\s+ma|pour\s+l[ea]"
+    r"|para\s+(?:el|la))\s*[\w'\u2019-]+(?:\s+[\w'\u2019-]+)?)?"
+    r"\s+(?i:en|à|a|par|pour|por|como)\s+"
+    rf"(?:{_QUOTED}|{_RAW})"
+    r"|(?<![A-Za-z])(?:(?i:passwort|kennwort|pin|geheimzahl|code)|PIN)(?![A-Za-z])"
+    r"(?i:\s+(?:f(?:ü|ue)r|f(?:ü|ue)rs|vom|von|des|der|im|am|beim)\s+[\w-]+(?:\s+[\w-]+)?)?"
+    r"(?i:\s+(?:jetzt\s+|nun\s+)?(?:auf|in|zu)\s+)"
+    r"(?:[\"'\u201c\u201e\u00ab](?P<gq>[^\"'\u201c\u201d\u00bb\n]{3,80})[\"'\u201c\u201d\u00bb]"
+    r"|(?P<gv>[^\s\"'\u201c\u201e\u00ab]{3,64}))"
+    r"\s+(?i:ge(?:ä|ae|a)ndert|gesetzt|umgestellt|geändert|festgelegt)\b"
+)
+
+
+def _changed_to(text: str) -> Iterator[Finding]:
+    for m in _CHANGED_NOUN_TO.finditer(text):
+        group = next(g for g in ("q", "v", "gq", "gv") if m.group(g) is not None)
+        start, end = m.span(group)
+        if group in ("v", "gv"):
+            end = trim_value(text, start, end)
+        value = text[start:end]
+        if not _word_ok(value) or len(value) < 3:
+            continue
+        digits = sum(ch.isdigit() for ch in value)
+        if group in ("q", "gq") or generated_looking(value) or (digits and len(value) >= 4):
             yield Finding(CATEGORY, start, end)
 
 
@@ -277,8 +350,9 @@ def find(text: str) -> Iterator[Finding]:
     named = _NOUN_TEST.search(f"{low} ") is not None
     if "/" in text or "|" in text:
         yield from _user_slash(text)
+    if (named or ":" in text) and _VERB_TEST.search(low):
+        yield from _set_to(text)  # without a noun, only a made-up value after a colon
     if named:
         yield from _short_forms(text)
-        if _VERB_TEST.search(low):
-            yield from _set_to(text)
+        yield from _changed_to(text)
         yield from _spelled(text)

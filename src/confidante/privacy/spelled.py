@@ -88,3 +88,118 @@ def digit_count(run: str) -> int:
         else:  # Chinese digits come as one "word"
             count += sum(ch in ZH_DIGITS for ch in word)
     return count
+
+
+# -- numbers from 0 to 99, as phone numbers are read in pairs --------------------------------
+# "zéro six, quarante-sept, quatre-vingt-deux", "seis cuarenta y siete ochenta y dos",
+# "null sechs, siebenundvierzig", "oh seven, forty-two". Every spelling is generated from the
+# grammar of each language (units, teens, tens, and how they join), then matched as one word.
+_ACCENTED = {"dos": "dós", "tres": "trés", "seis": "séis"}
+
+
+def _number_spellings() -> dict[str, int]:
+    out: dict[str, int] = {}
+    units = {
+        "en": ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"],
+        "de": ["null", "ein", "zwei", "drei", "vier", "fünf", "sechs", "sieben", "acht", "neun"],
+        "fr": ["zéro", "un", "deux", "trois", "quatre", "cinq", "six", "sept", "huit", "neuf"],
+        "es": ["cero", "uno", "dos", "tres", "cuatro", "cinco", "seis", "siete", "ocho", "nueve"],
+    }
+    teens = {
+        "en": "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen",
+        "de": "zehn elf zwölf dreizehn vierzehn fünfzehn sechzehn siebzehn achtzehn neunzehn",
+        "fr": "dix onze douze treize quatorze quinze seize dix-sept dix-huit dix-neuf",
+        "es": "diez once doce trece catorce quince dieciséis diecisiete dieciocho diecinueve",
+    }
+    tens = {
+        "en": "twenty thirty forty fifty sixty seventy eighty ninety",
+        "de": "zwanzig dreißig vierzig fünfzig sechzig siebzig achtzig neunzig",
+        "fr": "vingt trente quarante cinquante soixante septante huitante nonante",
+        "es": "veinte treinta cuarenta cincuenta sesenta setenta ochenta noventa",
+    }
+    for lang in units:
+        for n, word in enumerate(teens[lang].split(), start=10):
+            out[word] = n
+        for n, word in enumerate(tens[lang].split(), start=2):
+            out[word] = n * 10
+            for u in range(1, 10):
+                unit = units[lang][u]
+                if lang == "en":
+                    out[f"{word} {unit}"] = n * 10 + u
+                elif lang == "de":
+                    out[f"{unit}und{word}"] = n * 10 + u
+                elif lang == "fr":
+                    joined = f"{word} et un" if u == 1 else f"{word} {unit}"
+                    out[joined] = n * 10 + u
+                elif n == 2:  # veintiuno, veintidós ...
+                    out["veinti" + _ACCENTED.get(unit, unit)] = 20 + u
+                else:
+                    out[f"{word} y {unit}"] = n * 10 + u
+    # French 70-99 the French way: soixante-dix, soixante et onze, quatre-vingt(s), -dix-neuf
+    for i, teen in enumerate(teens["fr"].split()):
+        out[("soixante et " if i == 1 else "soixante ") + teen] = 70 + i
+        out[f"quatre vingt {teen}"] = 90 + i
+    out["quatre vingt"] = out["quatre vingts"] = 80
+    for u in range(1, 10):
+        out[f"quatre vingt {units['fr'][u]}"] = 80 + u
+    out.update({"octante": 80, "veintiún": 21, "veintiuna": 21, "dieciseis": 16, "zwölf": 12})
+    out.update({"zwoelf": 12, "dreissig": 30, "fuenfzig": 50, "zero": 0, "zéro": 0, "oh": 0})
+    for spelled_units in units.values():
+        for u, word in enumerate(spelled_units):
+            out.setdefault(word, u)
+    out.update({"eins": 1, "une": 1, "zwo": 2, "fuenf": 5})
+    return {spelling.replace("-", " "): n for spelling, n in out.items()}
+
+
+NUMBER_WORDS: dict[str, int] = _number_spellings()
+# the words of every spelling, and whether each says two digits at once
+_ATOMS = frozenset(w for spelling in NUMBER_WORDS for w in spelling.split())
+_JOINERS = frozenset({"y", "et", "and"})
+_PAIR_ATOMS = frozenset(
+    w for spelling, n in NUMBER_WORDS.items() if n >= 10 for w in spelling.split()
+) - set(DIGIT_WORDS)
+_LETTERS = re.compile(r"[^\W\d_]+")
+_NUMBER = "|".join(
+    r"[\s-]+".join(re.escape(part) for part in spelling.split())
+    for spelling in sorted(NUMBER_WORDS, key=len, reverse=True)
+)
+# Four or more numbers in a row, one of them said as a pair. Each number and each separator
+# is read one way only (atomic, longest spelling first: "quatre vingt deux" is 82), so a long
+# run is never tried every way.
+PAIR_RUN = re.compile(
+    rf"(?<![\w-])(?>(?i:{_NUMBER}))(?:(?>\s*[,.;/]\s*|\s*-\s*|\s+)(?>(?i:{_NUMBER}))){{3,}}"
+    r"(?![\w-])"
+)
+_NUMBER_TOKEN = re.compile(rf"(?i:{_NUMBER})")
+_SPACES = re.compile(r"[\s-]+")
+
+
+def pair_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` may hold four or more numbers said in a row, one of them a pair
+    ("quarante-sept", "siebenundvierzig"): found by looking words up, so that the pattern
+    (hundreds of spellings) is tried only there."""
+    spans: list[tuple[int, int]] = []
+    run, pairs, start, end = 0, False, 0, 0
+    for m in _LETTERS.finditer(text):
+        word = m.group().lower()
+        if word in _ATOMS:
+            if run == 0:
+                start = m.start()
+            run, end = run + 1, m.end()
+            pairs = pairs or word in _PAIR_ATOMS
+        elif word not in _JOINERS:
+            if run >= 4 and pairs:
+                spans.append((start, end))
+            run, pairs = 0, False
+    if run >= 4 and pairs:
+        spans.append((start, end))
+    return spans
+
+
+def digits_of(run: str) -> str:
+    """The digits a run of number words says: "zéro six, quarante-sept" -> "0647"."""
+    out = []
+    for m in _NUMBER_TOKEN.finditer(run):
+        n = NUMBER_WORDS[_SPACES.sub(" ", m.group().lower())]
+        out.append(f"{n:02d}" if n >= 10 else str(n))
+    return "".join(out)

@@ -208,17 +208,19 @@ _ES_STREET = (
     rf"(?:de\s+la\s+|de\s+los\s+|de\s+las\s+|del\s+|de\s+)?)?{_NAME}(?:\s+(?:de\s+)?{_NAME}){{0,2}}"
 )
 _TOWN = rf"(?P<town>[{_CAP}][\w'\u2019-]+(?:\s[{_CAP}][\w'\u2019-]+)?)"
+# Before the town: a comma, the word for "in", or both ("..., à Paris", "..., en Madrid")
+_IN = r"(?:,\s*(?:{0}\s+)?|\s+{0}\s+)"
 _CORNERS = tuple(
     re.compile(pattern)
     for pattern in (
-        rf"(?i:corner\s+of)\s+{_EN_STREET}\s+(?:and|&)\s+{_EN_STREET}(?:,\s*|\s+in\s+){_TOWN}",
+        rf"(?i:corner\s+of)\s+{_EN_STREET}\s+(?:and|&)\s+{_EN_STREET}{_IN.format('in')}{_TOWN}",
         rf"(?i:Ecke)\s+{_NAME}(?:\s+{_NAME})?\s*(?:/|und|&)\s*{_NAME}(?:\s+{_NAME})?"
-        rf"(?:,\s*|\s+in\s+){_TOWN}",
+        rf"{_IN.format('in')}{_TOWN}",
         r"(?i:(?:à\s+l['\u2019]angle|au\s+coin)\s+(?:de\s+la\s+|de\s+l['\u2019]|du\s+|des\s+|de\s+))"
         rf"{_FR_STREET}\s+et\s+(?:de\s+la\s+|de\s+l['\u2019]|du\s+|des\s+|de\s+)?{_FR_STREET}"
-        rf"(?:,\s*|\s+à\s+){_TOWN}",
+        rf"{_IN.format('à')}{_TOWN}",
         rf"(?i:esquina\s+(?:de\s+)?){_ES_STREET}\s+(?:con|y|e)\s+{_ES_STREET}"
-        rf"(?:,\s*|\s+en\s+){_TOWN}",
+        rf"{_IN.format('en')}{_TOWN}",
     )
 )
 _NEAR_BEFORE = re.compile(
