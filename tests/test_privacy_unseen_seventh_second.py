@@ -45,6 +45,9 @@ T3 = [
     ("cambié la contraseña del correo a Luna_Llena8", "credential", "Luna_Llena8"),
     ("hab das Kennwort fürs Tablet auf Frosch#77 geändert", "credential", "Frosch#77"),
     ("hab die PIN auf 8812 gesetzt", "credential", "8812"),
+    ("updated the shared netflix password to Popcorn!Night7", "credential", "Popcorn!Night7"),
+    ("he cambiado mi contraseña del wifi a Casa#Azul2", "credential", "Casa#Azul2"),
+    ("hab mein Passwort für die Cloud auf Wolke_Sieben7 geändert", "credential", "Wolke_Sieben7"),
     # set, then the value after a colon and no noun: a made-up mix
     ("lo cambié: Mesa-Roja-2024, el del correo", "credential", "Mesa-Roja-2024"),
     ("je l'ai changé : Velo#Rouge88", "credential", "Velo#Rouge88"),
@@ -62,6 +65,8 @@ T3 = [
     ("respuesta a 'nombre de mi primera mascota' es Canela", "credential", "Canela"),
     ("Antwort auf „Geburtsort meines Vaters“ ist Passau", "credential", "Passau"),
     ("“我第一只宠物叫什么”的答案是 豆豆", "credential", "豆豆"),
+    ('la respuesta a "¿en qué ciudad naciste?" es Cuenca', "credential", "Cuenca"),
+    ("answer for my 'first school' question is StMarys", "credential", "StMarys"),
     # codes said digit by digit a few words after what they open
     ("key safe code by the back door is 7 3 0 2", "credential", "7 3 0 2"),
     ("the garage code for the rental is 5 5 1 9", "credential", "5 5 1 9"),
@@ -78,6 +83,7 @@ T3 = [
     ("usuario del banco: mgarcia77 / Sol!Luna2024", "credential", "Sol!Luna2024"),
     ("disney: fam.lopez / Peli#Noche9", "credential", "Peli#Noche9"),
     ("hulu: jsmith.88 / Couch!Night4", "credential", "Couch!Night4"),
+    ("Telekom Kundenkonto m.mueller / Hallo#Welt9", "credential", "Hallo#Welt9"),
     # quoted passphrases after their name
     ("phrase de passe : « trois pommes sur la table bleue »", "credential", "trois pommes"),
     ('frase de contraseña: "el perro come sopa fría"', "credential", "el perro come"),
@@ -101,16 +107,20 @@ T3 = [
         "dreiundzwanzig",
     ),
     ("my number is oh two oh, seventy nine, forty six, eighty one, two two", "phone", "forty six"),
+    ("llámame al seis cero cero, doce, treinta y cuatro, cincuenta y seis", "phone", "doce"),
     # an IBAN in its printed groups (mod 97 holds; bank 545 is on no national list yet)
     ("compte belge BE48 5450 0318 4227", "financial_account", "5450 0318"),
     ("überweis es auf BE48 5450 0318 4227 bitte", "financial_account", "5450 0318"),
     # a corner, then a comma and "in" before the town
     ("au coin de la rue Oberkampf et de la rue Saint-Maur, à Paris", "street_address", "Oberkampf"),
     ("vivimos en la esquina de Serrano y Goya, en Madrid", "street_address", "Serrano"),
+    ("en la esquina de la calle Mayor con Arenal, en Madrid", "street_address", "Arenal"),
     ("we're on the corner of Elm and 5th, in Denver", "street_address", "Elm and 5th"),
     ("wir wohnen Ecke Torstraße / Brunnenstraße, in Berlin", "street_address", "Torstraße"),
     # a postcode with its country
     ("my postcode is M1 1AE, UK", "street_address", "M1 1AE"),
+    ("my postcode is SW9 8JX, England", "street_address", "SW9 8JX"),
+    ("Código postal: 1100 Montevideo, Uruguay", "street_address", "1100"),
     ("zip code 10001, USA", "street_address", "10001"),
     ("H2X 1Y4, Canada", "street_address", "H2X 1Y4"),
     ("Postleitzahl 1010 Wien, Österreich", "street_address", "1010"),
@@ -140,6 +150,10 @@ ORDINARY = [
     "Netflix Konto: gekündigt / aktiv",
     "login banque : lundi / mardi",
     "compte Free : actif / suspendu",
+    "football: Bayern / Dortmund",
+    "notes: ch1.md / ch2.md",
+    "Kundenkonto: gesperrt / aktiv",
+    "Konto: Sparkasse / Volksbank",
     # a verb of changing, but no password, or a plain word
     "changed the laptop screen to dark mode",
     "changed my laptop wallpaper to Mountains2",
@@ -151,10 +165,19 @@ ORDINARY = [
     "je l'ai changé : il marche mieux",
     "la puse: 22 grados",
     "la contra del plan es que sale caro",
+    "hab den Code auf Python3 umgestellt",
+    "cambié el código a Python3",
+    "Ich habe die PIN auf dem Zettel geändert",
+    "I changed the bank to ING last year",
+    "cambié el plan a Premium2 este mes",
+    "j'ai changé le forfait en 5G",
     # security questions talked about
     "the answer to 'what is your favourite colour' is complicated",
     "the answer to 'name of your first pet' is on a sticky note",
     "the answer to 'what is 2+2' is 4",
+    'the answer to "what city is the capital of France" is Paris',
+    "the answer to 'who wrote Hamlet' is Shakespeare",
+    "security question? no idea which one I picked",
     "security questions are easy to guess -> use a password manager",
     "Sicherheitsfrage: keine Ahnung mehr",
     "la respuesta a 'ciudad donde naciste' es obvia",
@@ -171,6 +194,7 @@ ORDINARY = [
     "call me at twenty past five, or quarter to six",
     "my number is forty two, the answer to everything",
     "dreiundzwanzig, fünfundvierzig, siebenundsechzig Punkte hatten wir",
+    "dreißig, vierzig, fünfzig, sechzig Grad",
     # an IBAN's shape that fails its check
     "release BE69 5390 0754 7034",
     # corners with no street or no town
@@ -189,6 +213,10 @@ ORDINARY = [
     "Paris, France is lovely in May",
     "World Cup 2014, Brazil",
     "邮编是六位数，中国的都是",
+    "my zip code is 10001, us too",
+    "London, United Kingdom is expensive",
+    "we met in 2018, Spain was hot",
+    "Top 1000 London, UK companies",
     # a house, flat or floor number with no street
     "wir wohnen in Hausnummer 12, gleich neben der Kirche",
     "we live in house number 9, next to the church",

@@ -60,6 +60,7 @@ _ANSWER_TO = re.compile(
     r"\s+(?:(?:the|my|la|ma|mi|die|meine|der|el)\s+)?"
     r"(?:(?:security\s+|secret\s+)?question\s+|pregunta\s+|(?:Sicherheits)?frage\s+)?)"
     rf"[{_OPEN}]\s?(?P<q>[^{_CLOSE}\n]{{3,80}}?)\s?[{_CLOSE}]"
+    r"(?:\s+(?i:question|pregunta|frage))?"
     r"(?:\s*,?\s*(?P<verb>(?i:is|was|est|c['\u2019]est|es|era|ist|lautet|war))\s+"
     r"|\s*(?:->|=>|\u2192|[:=])\s*)" + _VALUE
 )
@@ -78,6 +79,13 @@ _QUESTION_TOPIC = re.compile(
     r"|ciudad|nac[ií]\w*|calle|maestr[oa]|profesor[a]?|infancia|apodo|favorit[oa]|madre"
     r"|padre)\b)"
     r"|宠物|小学|中学|母亲|妈妈|父亲|爸爸|出生|老师|班主任|城市|街|昵称|最喜欢|初恋"
+)
+# ... and is asked of a person: "your first pet", "mon premier animal", "where you were born";
+# not a quiz ("the answer to 'what city is the capital of France' is Paris").
+_PERSONAL = re.compile(
+    r"(?i:\b(?:your|you|my|mother'?s|father'?s|mum'?s|mom'?s|dad'?s|ton|ta|tes|mon|ma|mes|tu|tus"
+    r"|mi|mis|dein\w*|mein\w*|first|premi[eè]re?|primer[oa]?|erste[nrs]?|naci\w*|geboren"
+    r"|maiden)\b)|你|我|妈妈|母亲|爸爸|父亲"
 )
 _ANSWER_STEMS = ("answer", "réponse", "reponse", "respuesta", "antwort", "答案", "回答")
 _ANSWER_TEST = substring_test(_ANSWER_STEMS)
@@ -106,7 +114,8 @@ def find(text: str) -> Iterator[Finding]:
     if _ANSWER_TEST.search(low):
         for pattern in (_ANSWER_TO, _ANSWER_TO_ZH):
             for m in pattern.finditer(text):
-                if _QUESTION_TOPIC.search(m.group("q")):
+                question = m.group("q")
+                if _QUESTION_TOPIC.search(question) and _PERSONAL.search(question):
                     yield from _answer(m, verb=pattern is _ANSWER_TO and bool(m.group("verb")))
 
 

@@ -125,8 +125,12 @@ def _merged(found: Iterable[Finding]) -> list[Finding]:
     out: list[Finding] = []
     for f in sorted(set(found), key=lambda f: (f.category, f.start, -f.end)):
         last = out[-1] if out else None
-        same = last is not None and last.category == f.category in T3_CATEGORIES
-        if same and last is not None and f.start < last.end:
+        if (
+            last is not None
+            and last.category == f.category
+            and f.category in T3_CATEGORIES
+            and f.start < last.end
+        ):
             out[-1] = Finding(f.category, last.start, max(last.end, f.end))
         else:
             out.append(f)

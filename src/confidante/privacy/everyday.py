@@ -86,7 +86,8 @@ _LOGIN_PLACE = (
 )
 # Words for the account itself: "Netflix Konto ...", "usuario banco: ...", "login banque : ..."
 _LOGIN_WORDS = (
-    r"login|log-?in|creds|credentials|account|acct|konto|compte|cuenta|zugang|identifiants?"
+    # German compounds too: "Kundenkonto", "Onlinezugang"
+    r"login|log-?in|creds|credentials|account|acct|\w*konto|compte|cuenta|\w*zugang|identifiants?"
     r"|acceso|user(?:name)?|usuario|utilisateur|benutzer(?:name)?|nutzer"
 )
 # Chinese places take what follows them: "路由器后台", "网银登录", "邮箱账号" (no word boundary)
@@ -282,12 +283,13 @@ _CHANGED_NOUN_TO = re.compile(
     r"(?i:\b(?:chang[ée]e?|modifi[ée]e?|mis|remplac[ée]e?|cambi[ée]|cambiado|puse|puesto"
     r"|actualic[ée]|actualizado|dej[ée])\s+"
     r"(?:(?:le|la|les|mon|ma|mes|ton|ta|el|mi|mis|tu)\s+|l['\u2019])?(?:[\w'\u2019-]+\s+){0,2}?)"
-    rf"(?:{_NOUN_ANY})"
+    rf"(?P<noun>{_NOUN_ANY})"
     r"(?i:\s+(?:du|de\s+la|de\s+l['\u2019]|des|de|del|de\s+mi|de\s+mon|de\s+ma|pour\s+l[ea]"
     r"|para\s+(?:el|la))\s*[\w'\u2019-]+(?:\s+[\w'\u2019-]+)?)?"
     r"\s+(?i:en|à|a|par|pour|por|como)\s+"
     rf"(?:{_QUOTED}|{_RAW})"
-    r"|(?<![A-Za-z])(?:(?i:passwort|kennwort|pin|geheimzahl|code)|PIN)(?![A-Za-z])"
+    # ("Code" alone is also a program's: "den Code auf Python3 umgestellt")
+    r"|(?<![A-Za-z])(?:(?i:passwort|kennwort|pin|geheimzahl)|PIN)(?![A-Za-z])"
     r"(?i:\s+(?:f(?:ü|ue)r|f(?:ü|ue)rs|vom|von|des|der|im|am|beim)\s+[\w-]+(?:\s+[\w-]+)?)?"
     r"(?i:\s+(?:jetzt\s+|nun\s+)?(?:auf|in|zu)\s+)"
     r"(?:[\"'\u201c\u201e\u00ab](?P<gq>[^\"'\u201c\u201d\u00bb\n]{3,80})[\"'\u201c\u201d\u00bb]"
@@ -306,8 +308,16 @@ def _changed_to(text: str) -> Iterator[Finding]:
         if not _word_ok(value) or len(value) < 3:
             continue
         digits = sum(ch.isdigit() for ch in value)
+        if m.group("noun") and _CODE_WORD.fullmatch(m.group("noun")):
+            # "cambié el código a Python3" is a program: a code set is digits
+            if value.isdigit() and 4 <= len(value) <= 8:
+                yield Finding(CATEGORY, start, end)
+            continue
         if group in ("q", "gq") or generated_looking(value) or (digits and len(value) >= 4):
             yield Finding(CATEGORY, start, end)
+
+
+_CODE_WORD = re.compile(r"(?i:c[óo]digo|code)")
 
 
 # -- spelled out -----------------------------------------------------------------------------

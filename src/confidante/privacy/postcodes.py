@@ -104,8 +104,10 @@ def _country_end(words: str) -> int:
     """Length of the country's name at the start of ``words`` (three words, two or one), 0 if
     none is."""
     for end in reversed([m.end() for m in _WORD.finditer(words)][:3]):
-        name = words[:end].casefold()
-        if name in _COUNTRIES or name.rstrip(".") in _COUNTRIES:
+        name = words[:end].casefold().rstrip(".")
+        # "UK", "USA" only in capitals: "10001, us too" is a word
+        short = len(name) <= 3 and not words[:end].isupper()
+        if (name in _COUNTRIES or f"{name}." in _COUNTRIES) and not short:
             return end
     return 0
 

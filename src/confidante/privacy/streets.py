@@ -219,7 +219,7 @@ _CORNERS = tuple(
         r"(?i:(?:à\s+l['\u2019]angle|au\s+coin)\s+(?:de\s+la\s+|de\s+l['\u2019]|du\s+|des\s+|de\s+))"
         rf"{_FR_STREET}\s+et\s+(?:de\s+la\s+|de\s+l['\u2019]|du\s+|des\s+|de\s+)?{_FR_STREET}"
         rf"{_IN.format('à')}{_TOWN}",
-        rf"(?i:esquina\s+(?:de\s+)?){_ES_STREET}\s+(?:con|y|e)\s+{_ES_STREET}"
+        rf"(?i:esquina\s+(?:de\s+(?:la\s+|el\s+)?)?){_ES_STREET}\s+(?:con|y|e)\s+{_ES_STREET}"
         rf"{_IN.format('en')}{_TOWN}",
     )
 )
