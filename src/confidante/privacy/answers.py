@@ -89,6 +89,7 @@ _PERSONAL = re.compile(
 )
 _ANSWER_STEMS = ("answer", "réponse", "reponse", "respuesta", "antwort", "答案", "回答")
 _ANSWER_TEST = substring_test(_ANSWER_STEMS)
+_EITHER_TEST = substring_test(_SECURITY_STEMS + _ANSWER_STEMS)
 
 # What stands where an answer would, and is none: "Security question: none set",
 # "Sicherheitsfrage: keine Ahnung", "The security questions: first pet, first school".
@@ -109,6 +110,8 @@ _CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 def find(text: str) -> Iterator[Finding]:
     """The answer to a security question, after the question or after "the answer to"."""
     low = text.lower()
+    if not _EITHER_TEST.search(low):
+        return  # most text: one scan for the stems of both forms
     if _SECURITY_TEST.search(low):
         yield from _after_question(text)
     if _ANSWER_TEST.search(low):

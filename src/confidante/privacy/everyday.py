@@ -352,6 +352,25 @@ _NOUN_STEMS = ("passw", "pass ", "pass:", "pass=", "pass-", "pass?", "passcode",
 _NOUN_TEST = substring_test(_NOUN_STEMS)
 
 
+# A verb of setting right before a colon: "ya la puse:", "je l'ai changé :", "hab's geändert:"
+_VERB_BEFORE_COLON = (
+    "puse", "cambié", "cambie", "actualicé", "actualice", "dejé", "deje", "changé", "change",
+    "changée", "mis", "modifié", "modifiée", "remplacé", "geändert", "geaendert", "gesetzt",
+    " it",
+)  # fmt: skip
+
+
+def _colon_after_verb(text: str) -> bool:
+    """Whether a colon follows a verb of setting: read back from each colon (a chat turn
+    holds few)."""
+    colon = text.find(":")
+    while colon != -1:
+        if text[max(0, colon - 12) : colon].rstrip().lower().endswith(_VERB_BEFORE_COLON):
+            return True
+        colon = text.find(":", colon + 1)
+    return False
+
+
 def find(text: str) -> Iterator[Finding]:
     """Yield the values of everyday secrets in ``text``."""
     low = text.lower()
@@ -360,7 +379,7 @@ def find(text: str) -> Iterator[Finding]:
     named = _NOUN_TEST.search(f"{low} ") is not None
     if "/" in text or "|" in text:
         yield from _user_slash(text)
-    if (named or ":" in text) and _VERB_TEST.search(low):
+    if _VERB_TEST.search(low) if named else _colon_after_verb(text):
         yield from _set_to(text)  # without a noun, only a made-up value after a colon
     if named:
         yield from _short_forms(text)

@@ -60,12 +60,19 @@ _SEPARATORS = str.maketrans(",.-", "   ")
 
 
 @lru_cache(maxsize=256)
+def words(text: str) -> tuple[str, ...]:
+    """The lower-cased words of ``text``, split at spaces, commas, dots and dashes (in C);
+    asked by several detectors of the same text, so split once."""
+    return tuple(text.lower().translate(_SEPARATORS).split())
+
+
+@lru_cache(maxsize=256)
 def hint(text: str) -> bool:
     """Whether ``text`` may hold a spelled run: two digit words side by side, or two Chinese
     digits. Several detectors ask it of the same text, so it is answered once; by splitting
     the text (in C) and looking words up, not by a pattern of fifty words tried everywhere."""
     previous = False
-    for word in text.lower().translate(_SEPARATORS).split():
+    for word in words(text):
         digit = word in DIGIT_WORDS
         if digit and previous:
             return True
@@ -174,10 +181,27 @@ _NUMBER_TOKEN = re.compile(rf"(?i:{_NUMBER})")
 _SPACES = re.compile(r"[\s-]+")
 
 
+def _has_pair_run(split: tuple[str, ...]) -> bool:
+    if _PAIR_ATOMS.isdisjoint(split):
+        return False  # no tens or teens at all
+    run, pairs = 0, False
+    for word in split:
+        if word in _ATOMS:
+            run += 1
+            pairs = pairs or word in _PAIR_ATOMS
+            if run >= 4 and pairs:
+                return True
+        elif word not in _JOINERS:
+            run, pairs = 0, False
+    return False
+
+
 def pair_spans(text: str) -> list[tuple[int, int]]:
     """Where ``text`` may hold four or more numbers said in a row, one of them a pair
     ("quarante-sept", "siebenundvierzig"): found by looking words up, so that the pattern
     (hundreds of spellings) is tried only there."""
+    if not _has_pair_run(words(text)):
+        return []  # most text: told by the split every spelled form shares, and a look-up
     spans: list[tuple[int, int]] = []
     run, pairs, start, end = 0, False, 0, 0
     for m in _LETTERS.finditer(text):
