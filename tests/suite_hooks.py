@@ -8,6 +8,8 @@
 - **Workers.** A whole-suite run spreads over pytest-xdist workers (`-n auto` in
   pyproject.toml: one per core, `WORKERS_PER_CORE`); a run that names test files or ids runs
   in one process, as before. `PYTEST_XDIST_AUTO_NUM_WORKERS` or `-n N` overrides.
+- **Threads.** One BLAS thread a process (`OPENBLAS_NUM_THREADS=1`): the workers already
+  use the cores, and idle OpenBLAS threads spin.
 - **Byte code.** This machine sets PYTHONDONTWRITEBYTECODE=1, so every `confidante` process a
   test started compiled the package from source again. The run compiles it once and lets
   its processes write and read byte code as usual (in `__pycache__`, git-ignored).
@@ -53,6 +55,9 @@ SYSTEM = (
     "tests/test_erasure_races.py",
     # the dashboard with 5,000 facts in Chromium
     "tests/test_dashboard_scale.py",
+    # the README's first hour from a fresh install: a new venv, the package and its
+    # dependencies installed by pip, then serve, curl, MCP, the dashboard and selftest
+    "tests/test_newcomer.py::test_the_readme_first_hour",
 )
 # Tests that run Hypothesis inside their body (run_state_machine_as_test), not as @given.
 HYPOTHESIS = (
@@ -61,8 +66,21 @@ HYPOTHESIS = (
 )
 QUICK_EXAMPLES = 10
 
+# The longest files of a default run, started first (longest first) so that no worker is left
+# with one of them at the end while the others sit idle. Measured with --durations.
+LONG_FIRST = (
+    "tests/test_reader_isolation.py",
+    "tests/test_cli_setup.py",
+    "tests/test_skill_compat.py",
+    "tests/test_cli.py",
+    "tests/test_agent_host.py",
+    "tests/test_no_echo.py",
+    "tests/test_interop.py",
+)
+
 SYSTEM_NOTE = (
-    "system tests (processes, SIGKILL, load, scale) not run here: python -m pytest -m system"
+    "system tests (processes, SIGKILL, load, scale, a fresh install) not run here: "
+    "python -m pytest -m system"
 )
 
 WORKERS_PER_CORE = 1
@@ -140,6 +158,11 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
         sys.dont_write_bytecode = False
         _compile_package()
+        # One BLAS thread in each worker and each process a test starts: they share the
+        # cores already, and OpenBLAS's idle threads spin (a quarter of a recall test's CPU).
+        # The workers and the processes inherit it; this process imported NumPy already.
+        for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
+            os.environ.setdefault(var, "1")
     elif (folder := suite_processes.run_dir()) is not None:
         (folder / f"worker-{os.getpid()}").touch()
     if not _is_controller(config):
@@ -157,6 +180,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if _in(item.nodeid, SYSTEM):
             item.add_marker(pytest.mark.system)
+
+    def rank(item: pytest.Item) -> int:
+        path = item.nodeid.split("::", 1)[0]
+        return LONG_FIRST.index(path) if path in LONG_FIRST else len(LONG_FIRST)
+
+    items.sort(key=rank)  # stable: every worker collects the same order
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

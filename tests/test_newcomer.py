@@ -110,6 +110,9 @@ def test_the_readme_first_hour(tmp_path: Path) -> None:
         "PATH": f"{base_python}:/usr/local/bin:/usr/bin:/bin",
         "LANG": "C.UTF-8",
         **{k: v for k, v in os.environ.items() if k.startswith("PIP_")},
+        # pip's byte-compiling of every installed file (phonenumbers' thousands of metadata
+        # modules above all) was most of the install; Python compiles what the server imports
+        "PIP_NO_COMPILE": "1",
         **run_env(),  # the suite knows its processes by it
     }
     log = tmp_path / "serve.log"
