@@ -26,6 +26,7 @@ from . import (
     names,
     places,
     seeds,
+    spelled,
     times,
 )
 from .findings import ALL_CATEGORIES, IDENTIFIER_CATEGORIES, T3_CATEGORIES, Finding
@@ -109,13 +110,16 @@ def classify(text: str, categories: Collection[str] | None = None) -> list[Findi
 def classify_folded(text: str, categories: Collection[str] | None = None) -> list[Finding]:
     """``classify`` on text already folded; spans are into that folded text."""
     wanted = ALL_CATEGORIES if categories is None else frozenset(categories)
-    found = [
-        f
-        for d in DETECTORS
-        if d.category in wanted
-        for f in d.find(text)
-        if f.end > f.start and f.category in wanted
-    ]
+    try:
+        found = [
+            f
+            for d in DETECTORS
+            if d.category in wanted
+            for f in d.find(text)
+            if f.end > f.start and f.category in wanted
+        ]
+    finally:
+        spelled.forget()  # its memo of this text served these detectors only
     return _resolve(found)
 
 

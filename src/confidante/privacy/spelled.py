@@ -59,6 +59,13 @@ _WORD = re.compile(r"[^\W_]+")
 _SEPARATORS = str.maketrans(",.-", "   ")
 
 
+def forget() -> None:
+    """Let go of the texts `words` and `hint` remember: they serve the detectors of one
+    `classify` call, which empties them when it ends (no text outlives its check)."""
+    words.cache_clear()
+    hint.cache_clear()
+
+
 @lru_cache(maxsize=256)
 def words(text: str) -> tuple[str, ...]:
     """The lower-cased words of ``text``, split at spaces, commas, dots and dashes (in C);
