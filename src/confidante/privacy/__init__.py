@@ -1,8 +1,33 @@
-"""Privacy: find T3 data and identifiers in text, redact them, generalise for everyone."""
+"""Privacy: find T3 data and identifiers in text, redact them, generalise for everyone.
 
-from .detectors import classify, redact
+The detectors (hundreds of patterns) load on first use: a process that only reads memory
+(a CLI `recall`) never compiles them."""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from .findings import IDENTIFIER_CATEGORIES, T3_CATEGORIES, Finding
-from .generalise import Change, Generalised, generalise
+
+if TYPE_CHECKING:
+    from .detectors import classify, redact
+    from .generalising import Change, Generalised, generalise
+
+_LAZY = {
+    "classify": ".detectors",
+    "redact": ".detectors",
+    "Change": ".generalising",
+    "Generalised": ".generalising",
+    "generalise": ".generalising",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "IDENTIFIER_CATEGORIES",

@@ -15,14 +15,24 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ..errors import IdentifierRefused, InvalidInput, PrivateDataRefused
 from ..model import Scope
-from .detectors import classify, redact
 from .findings import IDENTIFIER_CATEGORIES, T3_CATEGORIES
-from .generalise import generalise_findings
 from .normalise import without_disguise
+
+if TYPE_CHECKING:
+    from .findings import Finding
+
+
+def classify(text: str, categories: frozenset[str] | None = None) -> list[Finding]:
+    """The detectors' `classify`, loaded when a text is first checked (not at import: a
+    process that never writes never compiles them)."""
+    from .detectors import classify as run
+
+    return run(text, categories)
+
 
 Mode = Literal["refuse", "redact"]
 
@@ -79,6 +89,8 @@ def check_text(text: str, scope: Scope, mode: Mode = "refuse") -> Guarded:
         return Guarded(text)
     if mode != "redact":
         raise PrivateDataRefused([f.category for f in t3])
+    from .detectors import redact
+
     found = sorted({f.category for f in t3})
     return Guarded(redact(text, t3), tuple(f"redacted {c}" for c in found))
 
@@ -92,6 +104,8 @@ def _public(text: str, mode: Mode) -> Guarded:
     t3 = sorted({f.category for f in findings if f.category in T3_CATEGORIES})
     if t3 and mode != "redact":
         raise PrivateDataRefused(t3)
+    from .generalising import generalise_findings
+
     g = generalise_findings(clean, findings)
     if left := [f.category for f in g.remaining if f.category not in T3_CATEGORIES]:
         raise IdentifierRefused(left)
