@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Sequence
+from itertools import pairwise
 
 import numpy as np
 
@@ -102,9 +103,8 @@ def _model() -> tuple[dict[str, np.ndarray], UnigramIds]:
         blob, offsets = z["pieces"].tobytes(), z["offsets"].tolist()
         scores, unk = z["scores"].tolist(), int(z["unk_id"])
         spec = z["tokenizer"].tobytes().decode("utf-8")
-    bounds = zip(offsets[:-1], offsets[1:], scores, strict=True)
-    pieces = UnigramPieces([(blob[a:b].decode("utf-8"), s) for a, b, s in bounds], unk)
-    del blob, offsets, scores, bounds
+    pieces = UnigramPieces(_split_utf8(blob, offsets), scores, unk)
+    del blob, offsets, scores
     # the normaliser and pre-tokeniser only: its model is one piece (`UnigramPieces` reads)
     tokenizer = Tokenizer.from_str(spec)
     for v in weights.values():
@@ -115,6 +115,18 @@ def _model() -> tuple[dict[str, np.ndarray], UnigramIds]:
 
 
 _HEAD = ("basis_in", "mean_in", "ends_in", "bias_in", "d1", "d2", "p3d3", "out")
+
+
+def _split_utf8(blob: bytes, offsets: list[int]) -> list[str]:
+    """The pieces `offsets` (byte positions) cut `blob` into, decoded once as a whole: byte
+    positions become character positions by counting the UTF-8 continuation bytes before
+    them (a slice-and-decode per piece cost ~0.1 s a process for 128,000 pieces)."""
+    raw = np.frombuffer(blob, dtype=np.uint8)
+    continuation = np.concatenate(([0], np.cumsum((raw & 0xC0) == 0x80)))
+    at = np.asarray(offsets, dtype=np.int64)
+    chars = (at - continuation[at]).tolist()
+    text = blob.decode("utf-8")
+    return [text[a:b] for a, b in pairwise(chars)]
 
 
 class MultilingualStaticEmbedder:

@@ -118,10 +118,10 @@ class UnigramPieces:
 
     _UNK_PENALTY = 10.0  # tokenizers' K_UNK_PENALTY
 
-    def __init__(self, vocab: Sequence[tuple[str, float]], unk_id: int) -> None:
-        self._ids = {piece: i for i, (piece, _) in enumerate(vocab)}  # a repeat: the last
-        self._scores = [float(score) for _, score in vocab]
-        self._longest = max(len(piece) for piece, _ in vocab)
+    def __init__(self, pieces: Sequence[str], scores: Sequence[float], unk_id: int) -> None:
+        self._ids = dict(zip(pieces, range(len(pieces)), strict=True))  # a repeat: the last
+        self._scores = [float(score) for score in scores]
+        self._longest = max(map(len, pieces), default=1)
         self._unk = unk_id
         self._unk_score = min(self._scores) - self._UNK_PENALTY
 
