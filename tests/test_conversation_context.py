@@ -55,14 +55,17 @@ def test_lines_stay_in_order_and_gaps_break_the_conversation(cmem: Memory, clock
     assert [f.text for f in sorted(cmem.list(ctx), key=lambda f: f.id)] == texts
     assert [f.id for f in facts] == sorted(f.id for f in facts)
     # Written an hour later: not the same conversation, so no context from the question.
+    # The same sentence said again refreshes the fact it repeats, so each pair is worded apart
+    # by a word the query does not hold (same length, same keywords).
     clock.now += timedelta(hours=1)
     cmem.remember(ctx, QUESTION)
     clock.now += timedelta(hours=1)
-    late = cmem.remember(ctx, REPLY)
+    late = cmem.remember(ctx, REPLY + " there")
     clock.now += timedelta(minutes=5)
-    cmem.remember(ctx, QUESTION)
+    cmem.remember(ctx, QUESTION.replace("kids", "children"))
     clock.now += timedelta(minutes=5)
-    soon = cmem.remember(ctx, REPLY)
+    soon = cmem.remember(ctx, REPLY + " here")
+    assert soon.id != late.id
     assert bm25_of(cmem, ctx, QUERY, soon.id) > bm25_of(cmem, ctx, QUERY, late.id)
 
 
