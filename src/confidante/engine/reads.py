@@ -255,18 +255,20 @@ class Reads(State):
         explicit short ttl stays short, it is never stretched to the default."""
         now = self.now()
         by_until: dict[int, list[str]] = {}
-        for f in facts:
-            row = self.store.get_fact(f.id)
-            if row is None:
-                continue
-            lifetime = (
-                timedelta(milliseconds=row.ttl_ms)
-                if row.ttl_ms is not None
-                else self.ttl_for(f.scope, f.kind)
-            )
-            by_until.setdefault(to_ms(now + lifetime), []).append(f.id)
+        # One transaction for the rows and their renewal, not one per hit.
+        read = {f.id: f for f in facts}
+        with self.store.transaction():
+            for row in self.store.get_facts(list(read)):
+                f = read[row.id]
+                lifetime = (
+                    timedelta(milliseconds=row.ttl_ms)
+                    if row.ttl_ms is not None
+                    else self.ttl_for(f.scope, f.kind)
+                )
+                by_until.setdefault(to_ms(now + lifetime), []).append(row.id)
+            for until, ids in by_until.items():
+                self.store.touch_facts(ids, until)
         for until, ids in by_until.items():
-            self.store.touch_facts(ids, until)
             for index in self.cache.indexes():
                 index.extend_expiry(set(ids), until)
 

@@ -228,6 +228,10 @@ class Store(ABC):
     def get_fact(self, fid: str) -> FactRow | None: ...
 
     @abstractmethod
+    def get_facts(self, ids: Sequence[str]) -> list[FactRow]:
+        """The rows of these ids that exist, in any order (one read, however many)."""
+
+    @abstractmethod
     def facts_with_id_prefix(self, prefix: str, limit: int) -> list[FactRow]:
         """Rows whose id starts with `prefix` (lower-case hex), at most `limit` of them."""
 

@@ -550,6 +550,18 @@ class SqlStore(Store):
             rows = self._q(f"SELECT {_FACT_COLUMNS} FROM memory_facts WHERE id = ?", (fid,))
         return _fact(rows[0]) if rows else None
 
+    def get_facts(self, ids: Sequence[str]) -> list[FactRow]:
+        with self.transaction():
+            rows = [
+                r
+                for chunk in _chunks(list(ids))
+                for r in self._q(
+                    f"SELECT {_FACT_COLUMNS} FROM memory_facts WHERE id IN ({_marks(chunk)})",
+                    list(chunk),
+                )
+            ]
+        return [_fact(r) for r in rows]
+
     def facts_with_id_prefix(self, prefix: str, limit: int) -> list[FactRow]:
         if not prefix or any(c not in "0123456789abcdef" for c in prefix):
             return []  # ids are hex; anything else could smuggle LIKE wildcards
