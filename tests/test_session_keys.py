@@ -12,9 +12,7 @@ from confidante.model import _SESSION_KINDS, legacy_session_key
 
 from conftest import ALICE, BOB, OWNER
 
-_ID = st.text(
-    alphabet=st.sampled_from([*"ab:%-_.9", "\u00e9", "\u4e2d"]), min_size=1, max_size=8
-)
+_ID = st.text(alphabet=st.sampled_from([*"ab:%-_.9", "\u00e9", "\u4e2d"]), min_size=1, max_size=8)
 _PLATFORM = st.sampled_from(["discord", "slack", "mem0", "matrix"])
 _ACTOR = st.builds(lambda p, i: f"{p}:{i}", _PLATFORM, _ID)
 

@@ -41,7 +41,12 @@ _ANSWER_AFTER = re.compile(
     r"(?:\s*(?:->|=>|\u2192|\u21d2|[:=])\s*|答案是\s*|答案为\s*"
     r"|(?P<verb>(?i:\b(?:answer|name)\s+(?:is|was))\s+"
     # "(Name vom ersten Haustier) ist Krümel": a copula after the question in brackets
-    r"|\)\s*(?i:is|ist|est|es|era|was|war)\s+))" + _VALUE
+    r"|\)\s*(?i:is|ist|est|es|era|was|war)\s+"
+    # what was entered as the answer: "(mother's maiden name) I put Kowalczyk", "j'ai mis
+    # Pistache", "puse Albacete", "hab Bello eingetragen" is left out (the value comes first)
+    r"|(?i:\bI\s+(?:put|used|wrote|entered|typed|set)|j['\u2019]ai\s+(?:mis|[ée]crit|tap[ée])"
+    r"|(?:yo\s+)?(?:puse|escrib[íi]|us[ée]))\s+"
+    r"|我?(?:填的是|填了|写的是|写了)\s*))" + _VALUE
 )
 _QUESTION_REACH = 100
 _ANSWER_AFTER_NAME = re.compile(

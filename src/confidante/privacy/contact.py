@@ -22,7 +22,7 @@ _EMAIL = re.compile(
 # "at" and "dot" spelled out, bracketed, or as symbols with spaces round them, in the
 # languages of the cue words: "dave dot kim at proton dot me", "julie point bernard arobase
 # gmail point com", "wangfang 艾特 126 点 com", "camille . dubois @ orange . fr".
-_AT_WORD = r"at|arobase|arroba|chiocciola|klammeraffe|艾特|圈a"
+_AT_WORD = r"at|ät|arobase|arroba|chiocciola|klammeraffe|艾特|圈a"
 _DOT_WORD = r"dot|punkt|point|punto|ponto|点|點"
 _AT = (
     rf"\s*(?:[(\[{{<]\s*(?:{_AT_WORD}|@)\s*[)\]}}>])\s*"
@@ -337,7 +337,9 @@ def _spelled_phones(text: str) -> Iterator[Finding]:
         for m in spelled.PAIR_RUN.finditer(text, start, min(len(text), end + 1)):
             before = text[max(0, m.start() - 30) : m.start()]
             digits = spelled.digits_of(m.group())
-            if not (9 <= len(digits) <= 15 and _PHONE_CUE.search(before)):
+            # without a cue, a long run that makes a valid number is one too: nobody reads
+            # out nine or more digits in pairs for anything else
+            if not (9 <= len(digits) <= 15 and (_PHONE_CUE.search(before) or len(digits) >= 10)):
                 continue
             if _match_number(digits, False) is not None:  # valid in a likely region
                 yield Finding("phone", m.start(), m.end())
@@ -349,3 +351,7 @@ def _spelled_phones(text: str) -> Iterator[Finding]:
         before = text[max(0, m.start() - 30) : m.start()]
         if _PHONE_CUE.search(before):
             yield Finding("phone", m.start(), m.end())
+        elif 9 <= len(digits := spelled.digits_of(m.group())) <= 15 and _match_number(
+            digits, False
+        ):
+            yield Finding("phone", m.start(), m.end())  # nine digits read out, a valid number

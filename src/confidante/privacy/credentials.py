@@ -377,7 +377,7 @@ _TOOL_BEFORE = re.compile(
 )
 
 
-def _generic(text: str, noun_start: int) -> bool:
+def in_general(text: str, noun_start: int) -> bool:
     """Whether the noun is spoken of in general (a default, the most common one), and not as
     someone's own ("my router's default password is ..." is theirs), or names a tool."""
     before = text[max(0, noun_start - 32) : noun_start]
@@ -395,7 +395,7 @@ def _conversational(text: str) -> Iterator[Finding]:
                 if _plausible(text[start:end], m.group("noun2")):
                     yield Finding(CATEGORY, start, end)
                 continue
-            if _generic(text, m.start("noun")) or _public_code(text, m.start("noun"), m):
+            if in_general(text, m.start("noun")) or _public_code(text, m.start("noun"), m):
                 continue
             group = "q" if m.group("q") is not None else "v"
             start, end = m.span(group)
@@ -626,7 +626,7 @@ def find_multilingual(text: str) -> Iterator[Finding]:
         return
     if _CJK_CHAR.search(text):
         for m in _ZH_SECRET.finditer(text):
-            if _generic(text, m.start("noun")):
+            if in_general(text, m.start("noun")):
                 continue
             start, end = m.start("v"), trim_value(text, m.start("v"), m.end("v"))
             value = text[start:end]
@@ -642,7 +642,7 @@ def find_multilingual(text: str) -> Iterator[Finding]:
             yield Finding(CATEGORY, m.start("q"), m.end("q"))
     for pattern in (_EU_SECRET, _EU_SECRET_LOOSE):
         for m in pattern.finditer(text):
-            if _generic(text, m.start("noun")):
+            if in_general(text, m.start("noun")):
                 continue
             group = "q" if m.group("q") is not None else "v"
             start, end = m.span(group)

@@ -138,8 +138,10 @@ def _user_slash(text: str) -> Iterator[Finding]:
     for m in _USER_SLASH.finditer(text):
         start, end = m.start("v"), trim_value(text, m.start("v"), m.end("v"))
         value, user = text[start:end], m.group("user")
-        if not _ends_clause(text, m.end("v")) or not _word_ok(value) or _numberish(value):
+        if not _word_ok(value) or _numberish(value):
             continue
+        if not (_ends_clause(text, m.end("v")) or strongly_generated(value)):
+            continue  # a plain word mid-sentence is talk; a made-up one is a key anywhere
         if _same_shape(user, value):
             continue  # "py3.11 / py3.12", "file1.txt / file2.txt": two of a kind, compared
         # one word that looks like an account ("jsmith82", "admin"), not "admin page"

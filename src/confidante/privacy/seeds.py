@@ -45,7 +45,7 @@ _NAMED_PHRASE = re.compile(
     # "seed phrase for my old wallet is ...": a few words, then a colon or a copula
     r"(?:(?:\s+[\w'\u2019-]+){0,4}?(?:\s*[:=]\s*|\s+(?:is|are|ist|sind|lautet|lauten|est|sont|es|son|são|是|为)\s*:?\s*)"
     # "助记词是: ...", "助记词: ..." (full-width colons fold to these): a copula, a colon, or both
-    r"|\s*(?:是|为)?\s*[:=]?\s*)"
+    r"|[\u4e00-\u9fff]{0,6}?\s*(?:是|为)?\s*[:=]?\s*)"
     r"(?P<v>[a-zà-öø-ÿß\u4e00-\u9fff]+(?:[\s,]+(?:\d{1,2}[.):]?\s*)?[a-zà-öø-ÿß\u4e00-\u9fff]+){11,23})"
 )
 
