@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterator
 
 from . import spelled
-from ._text import NOT_A_VALUE, substring_test, trim_value
+from ._text import NOT_A_VALUE, enough_digits, substring_test, trim_value
 from .credentials import in_general
 from .findings import Finding
 from .values import generated_looking, strongly_generated
@@ -47,6 +47,7 @@ _LOCK_STEMS = ("door", "gate", "garage", "keypad", "alarm", "lock", "key", "safe
                "casier", "puerta", "portal", "portón", "garaje", "caja", "cajet", "candado",
                "telefonillo", "taquilla", "pin", "门", "锁", "保险", "车库", "密码")  # fmt: skip
 _LOCK_TEST = substring_test(_LOCK_STEMS)
+_ZH_SPACED = re.compile(rf"[{spelled.ZH_DIGITS}]\s[{spelled.ZH_DIGITS}]")
 # Words that name the code itself, between the thing and its digits.
 _CODE_WORD = re.compile(
     r"(?i:\b(?:code|codes|pin|puk|combo|combination|c[óo]digo|clave|combinaci[óo]n|codice"
@@ -148,40 +149,52 @@ _NOT_PHRASE_START = frozenset(
     dans sur el los las uno una mi muy demasiado no siempre en der die das ein eine mein zu
     sehr nicht immer noch auch im""".split()
 )
-_PASS_STEMS = ("phrase", "passsatz", "password", "passwort", "pwd", "pw", "pin", "clave",
-               "contrase", "mdp", "mot de passe", "kennwort", "passcode", "密码", "-p", "key",
-               "clé", "schlüssel", "psk")  # fmt: skip
-_PASS_TEST = substring_test(_PASS_STEMS)
+_NETWORK_WORDS = ("wi", "wlan", "w-lan", "router", "box")
+_ACCOUNT_WORDS = ("usuario", "user", "nutzer", "identifiant", "login", "utilisateur", "id ", "id:")
+_POINTERS = ("<-", "<=", "\u2190", "<<")
+
+
+def _any_in(low: str, words: tuple[str, ...]) -> bool:
+    return any(w in low for w in words)
 
 
 def find(text: str) -> Iterator[Finding]:
     """Yield the values of codes and short-form logins in ``text``."""
     low = text.lower()
-    if _LOCK_TEST.search(low):
+    # every code has four digits or is spelled: most turns that name a door have neither
+    if (
+        enough_digits(text, 4)
+        or spelled.hint(text)
+        or (not text.isascii() and _ZH_SPACED.search(text) is not None)
+    ) and _LOCK_TEST.search(low):
         yield from _codes(text)
-    if not _PASS_TEST.search(low):
-        return
-    for m in _NETWORK_KEY.finditer(text):
-        value = m.group("v")
-        if strongly_generated(value.split()[0]) or sum(c.isdigit() for c in value) >= 10:
-            yield Finding(CATEGORY, m.start("v"), trim_value(text, m.start("v"), m.end("v")))
-    for m in _ACCOUNT_THEN_SECRET.finditer(text):
-        value = m.group("v")
-        if value.lower() not in NOT_A_VALUE and (
-            generated_looking(value) or sum(c.isdigit() for c in value) >= 4
-        ):
-            yield Finding(CATEGORY, m.start("v"), trim_value(text, m.start("v"), m.end("v")))
-    for m in _COMMAND_LINE.finditer(text):
-        group = next(g for g in ("q1", "q2", "v") if m.group(g) is not None)
-        if group != "v" or generated_looking(m.group("v")):
-            yield Finding(CATEGORY, m.start(group), m.end(group))
-    for m in _POINTED.finditer(text):
-        group = "v" if m.group("v") is not None else "vz"
-        value = m.group(group)
-        if generated_looking(value) or (
-            any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
-        ):
-            yield Finding(CATEGORY, m.start(group), m.end(group))
-    for m in _PASSPHRASE.finditer(text):
-        if m.group("v").split()[0].lower() not in _NOT_PHRASE_START:
-            yield Finding(CATEGORY, m.start("v"), m.end("v"))
+    # each form below has a word or a sign of its own, looked for first (a substring test)
+    if _any_in(low, _NETWORK_WORDS):
+        for m in _NETWORK_KEY.finditer(text):
+            value = m.group("v")
+            if strongly_generated(value.split()[0]) or sum(c.isdigit() for c in value) >= 10:
+                yield Finding(CATEGORY, m.start("v"), trim_value(text, m.start("v"), m.end("v")))
+    if _any_in(low, _ACCOUNT_WORDS):
+        for m in _ACCOUNT_THEN_SECRET.finditer(text):
+            value = m.group("v")
+            if value.lower() not in NOT_A_VALUE and (
+                generated_looking(value) or sum(c.isdigit() for c in value) >= 4
+            ):
+                yield Finding(CATEGORY, m.start("v"), trim_value(text, m.start("v"), m.end("v")))
+    if "-p" in text or "--password" in text or " -P " in text:
+        for m in _COMMAND_LINE.finditer(text):
+            group = next(g for g in ("q1", "q2", "v") if m.group(g) is not None)
+            if group != "v" or generated_looking(m.group("v")):
+                yield Finding(CATEGORY, m.start(group), m.end(group))
+    if _any_in(text, _POINTERS):
+        for m in _POINTED.finditer(text):
+            group = "v" if m.group("v") is not None else "vz"
+            value = m.group(group)
+            if generated_looking(value) or (
+                any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+            ):
+                yield Finding(CATEGORY, m.start(group), m.end(group))
+    if "phrase" in low or "passsatz" in low:
+        for m in _PASSPHRASE.finditer(text):
+            if m.group("v").split()[0].lower() not in _NOT_PHRASE_START:
+                yield Finding(CATEGORY, m.start("v"), m.end("v"))
