@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
-FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|me|my|mine|we|we're|our|us)\b", re.I)
+from ..lazy_patterns import compile_on_use
+
+FIRST_PERSON = compile_on_use(r"\b(?:I|I'm|I've|I'll|I'd|me|my|mine|we|we're|our|us)\b", re.I)
 # Verbs that tie a value to its noun: "is", "=", ":", and a few other languages' copulas.
 COPULA = (
     r"(?:\s*(?:(?:is|was|are|ist|est|es|é|è|lautet)\b|=|:|:=|->|=>|'s\b|\u2019s\b)\s*"
@@ -28,13 +30,13 @@ NOT_A_VALUE = frozenset(
     impossible terribly awfully far much more less
     see ask check look use try call same one""".split()
 )
-_DIGIT = re.compile(r"\d")
+_DIGIT = compile_on_use(r"\d")
 
 
 def substring_test(stems: tuple[str, ...]) -> re.Pattern[str]:
     """One pattern that finds any of `stems` as a substring (what `any(s in text for s in
     stems)` tests, in one pass of C instead of one Python step per stem)."""
-    return re.compile("|".join(re.escape(s) for s in sorted(stems, key=len, reverse=True)))
+    return compile_on_use("|".join(re.escape(s) for s in sorted(stems, key=len, reverse=True)))
 
 
 def has_digit(text: str) -> bool:
@@ -48,7 +50,7 @@ def has_digit(text: str) -> bool:
 # A lower-case word shaped like a participle or an adjective says how a secret is ("my
 # password is compromised", "mon mot de passe est enregistré", "la contraseña es guardada",
 # "das Passwort ist gespeichert"); a secret that is one plain word rarely ends like these.
-_PROSE_SHAPED = re.compile(
+_PROSE_SHAPED = compile_on_use(
     r"[a-zà-ÿß]{3,}(?:ed|able|ible|ful|less|ous|é|ée|és|ées|ado|ada|ados|adas|ido|ida|idos"
     r"|idas|iert|ierte)"
     r"|ge[a-zäöüß]{3,}(?:t|en)"

@@ -20,6 +20,7 @@ from stdnum.mx import curp
 from stdnum.nl import bsn
 from stdnum.us import ssn
 
+from ..lazy_patterns import compile_on_use
 from . import cues, spelled
 from ._text import COPULA, enough_digits
 from .findings import Finding
@@ -55,13 +56,13 @@ _FIN_CUE = (
 # "Tax ID (EIN) 12-3456789": an abbreviation in brackets after the cue
 # ("SIN (from my T4): ..."): a short remark in brackets after the cue
 _NUMBER_WORDS = r"(?:\s*\([^()\n]{2,24}\))?(?:\s*(?:number|no\.?|#|num|nr\.?))?"
-_GOV_CUED = re.compile(
+_GOV_CUED = compile_on_use(
     rf"(?<![\w-])(?i:{_GOV_CUE})\)?{_NUMBER_WORDS}(?:{COPULA}|\s+)(?:(?:is|as)\s+)?(?:no\.?\s+)?"
     # "mi DNI es el ...", "c'est le ...", "ist die ..."
     rf"(?i:(?:the|el|la|le|der|die)\s+)?{_ID_TOKEN}"
     r"(?![\w-])"
 )
-_FIN_CUED = re.compile(
+_FIN_CUED = compile_on_use(
     rf"(?<![\w-])(?i:{_FIN_CUE}){_NUMBER_WORDS}(?:{COPULA}|\s+)(?:is\s+)?"
     r"(?P<id>\d{2}-\d{2}-\d{2}(?!\d)|\d{3}-\d{3}(?!\d)|\d[\d\s-]{4,30}\d)"
 )
@@ -76,44 +77,44 @@ _GOV_STRICT_CUE = (
     r"|tax\s+id(?:\s+number)?|national\s+id(?:\s+number)?|id\s+card\s+number"
     r"|licen[cs]e\s+number"
 )
-_GOV_GAPPED = re.compile(
+_GOV_GAPPED = compile_on_use(
     rf"(?<![\w-])(?i:{_GOV_STRICT_CUE})(?P<gap>(?:\s+(?!\d)[\w'\u2019/-]+){{1,5}}?)"
     r"\s*(?i:is|was|:|=)\s*(?i:(?:the|no\.?)\s+)?"
     rf"{_ID_TOKEN}(?![\w-])"
 )
-_NOT_THE_ID = re.compile(
+_NOT_THE_ID = compile_on_use(
     r"(?i:\b(?:fees?|costs?|price|prices|photos?|size|expir\w*|valid\w*|renew\w*|appointment"
     r"|wait\w*|queue|days?|weeks?|months?|years?|time|pages?|office|processing|count|total)\b)"
 )
 
 # Cue-free formats: specific enough on their own, and checksummed where possible.
-_SSN = re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])")
-_NINO = re.compile(
+_SSN = compile_on_use(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])")
+_NINO = compile_on_use(
     r"(?<![A-Za-z0-9])(?!BG|GB|NK|KN|TN|NT|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]"
     r"\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D](?![A-Za-z0-9])"
 )
-_CPF = re.compile(r"(?<![\d.])\d{3}\.\d{3}\.\d{3}-\d{2}(?!\d)")
-_DNI_NIE = re.compile(r"(?<![\w-])(?:\d{8}|[XYZxyz]-?\d{7})-?[A-Za-z](?![\w-])")
-_CARD = re.compile(r"(?<![\w.-])\d(?:[ -]?\d){12,18}(?![\w-]|\.\d)")
+_CPF = compile_on_use(r"(?<![\d.])\d{3}\.\d{3}\.\d{3}-\d{2}(?!\d)")
+_DNI_NIE = compile_on_use(r"(?<![\w-])(?:\d{8}|[XYZxyz]-?\d{7})-?[A-Za-z](?![\w-])")
+_CARD = compile_on_use(r"(?<![\w.-])\d(?:[ -]?\d){12,18}(?![\w-]|\.\d)")
 # Grouped by dots ("4111.1111.1111.1111", Amex "3782.822463.10005"): only in card-shaped
 # groups, since a dotted run of digits is otherwise a decimal, a version or an address.
-_DOTTED_CARD = re.compile(
+_DOTTED_CARD = compile_on_use(
     r"(?<![\w.-])(?:\d{4}(?:\.\d{4}){2,3}(?:\.\d{1,3})?|\d{4}\.\d{6}\.\d{4,5})(?![\w-]|\.\d)"
     # or slashes ("4539/1488/0343/6467"): four groups of four are no date or fraction
     r"|(?<![\w./-])\d{4}(?:/\d{4}){3}(?:/\d{1,3})?(?![\w-]|/\d)"
 )
 # Upper or lower case, grouped by spaces, dashes or dots: iban.is_valid decides.
-_IBAN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[\s.-]?[A-Za-z0-9]){10,32}")
-_CARD_CUE = re.compile(
+_IBAN = compile_on_use(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[\s.-]?[A-Za-z0-9]){10,32}")
+_CARD_CUE = compile_on_use(
     rf"(?:card|visa|mastercard|amex|discover|credit|debit|maestro|jcb|diners|\bCB\b"
     rf"|{cues.CARD_CUES})(?:[^.]|(?<=\bno)\.|(?<=\bnr)\.){{0,25}}$",
     re.I,
 )
-_IBAN_CUED = re.compile(
+_IBAN_CUED = compile_on_use(
     r"(?i:\b(?:iban|rib|kontonummer|konto|cuenta|compte|conto|conta|账户|账号))\W{0,6}"
     r"(?P<id>[A-Za-z]{2}\d{2}(?:[\s-]?[A-Za-z0-9]{2,4}){3,8})(?![A-Za-z0-9])"
 )
-_ORDER_CUE = re.compile(
+_ORDER_CUE = compile_on_use(
     r"(?:order|tracking|invoice|receipt|ticket|booking|ref(?:erence)?|shipment|parcel|isbn|ean|"
     r"bestell\w*|sendung\w*|rechnung\w*|commande|facture|colis|pedido|factura|env[íi]o|"
     r"订单号?|单号|快递|运单|发票|编号|imei|meid|serial|s/n|serien\w*|n[úu]mero\s+de\s+serie"
@@ -128,30 +129,30 @@ _ORDER_CUE = re.compile(
 # "106277732 and ... - ssn first"), within 60 characters of it. The SIN, BSN and Steuer-ID
 # checks pass one number in ten or eleven; a US SSN has no check digit (its rules pass most
 # nine-digit numbers), so for it the name nearby does the work.
-_NINE_DIGITS = re.compile(r"(?<![\d-])\d{3}([ -]?)\d{2,3}\1\d{3,4}(?![\d-])")
-_ELEVEN_DIGITS = re.compile(r"(?<![\d-])\d{2}([ ]?)\d{3}\1\d{3}\1\d{3}(?![\d-])")
+_NINE_DIGITS = compile_on_use(r"(?<![\d-])\d{3}([ -]?)\d{2,3}\1\d{3,4}(?![\d-])")
+_ELEVEN_DIGITS = compile_on_use(r"(?<![\d-])\d{2}([ ]?)\d{3}\1\d{3}\1\d{3}(?![\d-])")
 _NAMED_ANYWHERE = (
-    (re.compile(r"\bSIN\b|\bNAS\b|(?i:social\s+insurance|assurance\s+sociale)"), _NINE_DIGITS,
+    (compile_on_use(r"\bSIN\b|\bNAS\b|(?i:social\s+insurance|assurance\s+sociale)"), _NINE_DIGITS,
      sin.is_valid),
-    (re.compile(r"(?i:\bssn\b|social\s+security)"), _NINE_DIGITS, ssn.is_valid),
-    (re.compile(r"\bBSN\b|(?i:burgerservicenummer|sofinummer)"), _NINE_DIGITS, bsn.is_valid),
-    (re.compile(r"(?i:steuer[-\s]?id|steuer-?identifikationsnummer|steuerliche\s+identifikations"
+    (compile_on_use(r"(?i:\bssn\b|social\s+security)"), _NINE_DIGITS, ssn.is_valid),
+    (compile_on_use(r"\bBSN\b|(?i:burgerservicenummer|sofinummer)"), _NINE_DIGITS, bsn.is_valid),
+    (compile_on_use(r"(?i:steuer[-\s]?id|steuer-?identifikationsnummer|steuerliche\s+identifikations"
                 r"nummer|\bidnr\b|identifikationsnummer)"), _ELEVEN_DIGITS, idnr.is_valid),
 )  # fmt: skip
 # A French RIB written as its parts: "banque 30004 guichet 00550 compte ... clé 25".
-_RIB_PARTS = re.compile(
+_RIB_PARTS = compile_on_use(
     r"(?i:(?:code\s+)?(?:banque|[ée]tablissement))\s*:?\s*\d{5}\W{1,4}(?i:(?:code\s+)?guichet)\s*:?\s*\d{5}"
     r"(?:\W{1,4}(?i:(?:num[ée]ro\s+de\s+|n[°º]\s*(?:de\s+)?)?compte)\s*:?\s*[A-Za-z0-9]{11})?"
     r"(?:\W{1,4}(?i:cl[ée](?:\s+RIB)?)\s*:?\s*\d{2})?"
 )
 # Checksummed national ids that need no cue: PRC resident ids (18 characters, the last a
 # check digit or X), French NIR, Mexican CURP, Italian codice fiscale.
-_RIC = re.compile(r"(?<![\w-])\d{6}(?:19|20)\d{2}[01]\d[0-3]\d\d{3}[\dXx](?![\w-])")
-_NIR = re.compile(
+_RIC = compile_on_use(r"(?<![\w-])\d{6}(?:19|20)\d{2}[01]\d[0-3]\d\d{3}[\dXx](?![\w-])")
+_NIR = compile_on_use(
     r"(?<![\w-])[12]\s?\d{2}\s?[01]\d\s?(?:\d{2}|2[AB])\s?\d{3}\s?\d{3}(?:\s?\d{2})?(?![\w-])"
 )
-_CURP = re.compile(r"(?<![\w-])[A-Za-z]{4}\d{6}[HMhm][A-Za-z]{5}[A-Za-z\d]\d(?![\w-])")
-_CODICE_FISCALE = re.compile(r"(?<![\w-])[A-Z]{6}\d{2}[A-Z]\d{2}[A-Z]\d{3}[A-Z](?![\w-])")
+_CURP = compile_on_use(r"(?<![\w-])[A-Za-z]{4}\d{6}[HMhm][A-Za-z]{5}[A-Za-z\d]\d(?![\w-])")
+_CODICE_FISCALE = compile_on_use(r"(?<![\w-])[A-Z]{6}\d{2}[A-Z]\d{2}[A-Z]\d{3}[A-Z](?![\w-])")
 # A cue in another language, then an id-like token: "身份证号是...", "Reisepassnummer: ...".
 # A cue may be part of a compound or carry a number word: "Steuernummer-ID", "Ausweis-Nr.",
 # "passeport n°", and a copula: "c'est le", "lautet", "es".
@@ -163,12 +164,12 @@ _INTL_SEP = (
     r"(?i:(?:hat|has|a|tiene|tem|ha)\s+(?:die|the|le|el|o|il)\s+"
     r"(?:Nummer|number|num[ée]ro|n[úu]mero|numero)\s*:?\s*)?"
 )
-_INTL_GOV_CUED = re.compile(
+_INTL_GOV_CUED = compile_on_use(
     rf"(?i:{cues.GOV_ID_CUES}){_CUE_TAIL}{_INTL_SEP}"
     r"(?P<id>[A-Z]{0,3}\s?\d[\dA-Z\s./-]{3,24}[\dA-Z])"
 )
 # A card or account cue in another language, then a long number: "卡号 6222...", "cuenta ...".
-_INTL_FIN_CUED = re.compile(
+_INTL_FIN_CUED = compile_on_use(
     rf"(?i:{cues.CARD_CUES}){_CUE_TAIL}{_INTL_SEP}"
     r"(?P<id>\d[\d\s-]{10,30}\d)"
 )
@@ -176,20 +177,20 @@ _INTL_FIN_CUED = re.compile(
 # An account named in another language, then (within a few words, no digits or sentence end
 # between) its number: "numéro de compte à la Banque Postale c'est le 1234567W020",
 # "mi CLABE interbancaria es 002180700912345673", "Konto-Nr. 1234567890", "CBU: 0170...".
-_ACCOUNT_CUED = re.compile(
+_ACCOUNT_CUED = compile_on_use(
     rf"(?<![A-Za-z0-9-])(?i:{cues.ACCOUNT_CUES}){_CUE_TAIL}"
     r"(?P<gap>[^\d.!?\n]{0,40}?)"
     r"(?<![\w-])(?P<id>[A-Za-z]{2}\d{2}(?:[\s-]?[A-Za-z0-9]{2,4}){3,8}"
     r"|(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{7,34}|\d{2,6}(?:[\s-]\d{2,12}){1,6})(?![\w-])"
 )
 # A card's security code after its name: "CVV: 318", "Prüfnummer 771", "cryptogramme 442".
-_CVV = re.compile(
+_CVV = compile_on_use(
     r"(?<![\w-])(?i:cvv2?|cvc2?|cid|csc|card\s+security\s+code|security\s+code|"
     r"(?:Karten)?prüf(?:nummer|ziffer|code)|Sicherheitscode|cryptogramme(?:\s+visuel)?|"
     r"code\s+de\s+s[ée]curit[ée]|c[óo]digo\s+de\s+seguridad|安全码|验证码|CVV码)"
     r"(?:\s*(?i:is|ist|lautet|est|c['\u2019]est|es|是|:|=)\s*|\s+)(?P<id>\d{3,4})(?!\d)"
 )
-_AMOUNT_AFTER = re.compile(
+_AMOUNT_AFTER = compile_on_use(
     r"\s*(?:€|\$|£|¥|元|块|%|(?i:euros?|eur|dollars?|usd|pesos?|mxn|ars|francs?|chf|"
     r"habitants?|habitantes|abonn[ée]s|seguidores|followers|personnes|personas|fois|veces)\b)"
 )
@@ -277,8 +278,8 @@ def find_gov_ids(text: str) -> Iterator[Finding]:
 
 # Swiss AHV numbers ("756.4074.9765.08") and Belgian national numbers ("86.02.14-117.22"):
 # their grouping and check digits make them safe to find without a cue.
-_AHV = re.compile(r"(?<![\w.-])756[.\s]?\d{4}[.\s]?\d{4}[.\s]?\d{2}(?![\w-]|\.\d)")
-_BELGIAN_NN = re.compile(r"(?<![\w.-])\d{2}\.\d{2}\.\d{2}[-\s]\d{3}[.\s]\d{2}(?![\w-]|\.\d)")
+_AHV = compile_on_use(r"(?<![\w.-])756[.\s]?\d{4}[.\s]?\d{4}[.\s]?\d{2}(?![\w-]|\.\d)")
+_BELGIAN_NN = compile_on_use(r"(?<![\w.-])\d{2}\.\d{2}\.\d{2}[-\s]\d{3}[.\s]\d{2}(?![\w-]|\.\d)")
 # An identity document's number: uppercase letters and digits, eight to ten of them, at least
 # two digits ("CMJL1P36J", "X2GQG8X4P", "ZM0JMM1HL1"), after the document's name and at most
 # a few words ("die Nummer vom Perso mit Prüfziffer: ...").
@@ -287,7 +288,7 @@ _DOC_CUE = (
     r"|carte\s+d['\u2019]identit[ée]|passeport|pasaporte|(?-i:DNI|NIE|CNI)"
     r"|documento\s+de\s+identidad|护照|護照|通行证|身份证"
 )
-_DOC_CUED = re.compile(
+_DOC_CUED = compile_on_use(
     rf"(?<![\w-])(?i:{_DOC_CUE})"
     # "Perso-Nummer", "Ausweis-Nr.", "Personalausweis (Perso) Nr.", "passport no."
     r"(?:\s*\([^()\n]{2,20}\))?(?i:[-\s]?(?:Nummer|Nr\.?|number|no\.?|n[°ºo]\.?|ID)(?!\w))?"
@@ -298,7 +299,7 @@ _DOC_CUED = re.compile(
 )
 # An id read out in words after its name: "my SSN is five five five, one two, three four five
 # six", "Steuer-ID: null eins ...", "身份证号是一一零一..." (six digits or more).
-_SPELLED_ID = re.compile(
+_SPELLED_ID = compile_on_use(
     rf"(?:(?<![\w-])(?i:{_GOV_STRICT_CUE}|{_DOC_CUE})(?![\w])|{cues.GOV_ID_CUES})"
     r"(?:\s*(?i:number|no\.?|nummer|nr\.?|num[ée]ro|n[úu]mero))?"
     r"(?:\s+[\w'\u2019]+){0,3}?"
@@ -308,7 +309,7 @@ _SPELLED_ID = re.compile(
 
 
 # A document's appointment, booking or case number is not the document's number.
-_REFERENCE_WORDS = re.compile(
+_REFERENCE_WORDS = compile_on_use(
     r"(?i:appointment|booking|booked|confirmation|reference|ref\b|tracking|ticket|case|file"
     r"|dossier|claim|order|Vorgang\w*|Termin\w*|Buchung\w*|Aktenzeichen|rendez-vous"
     r"|r[ée]f[ée]rence|cita|reserva\w*|expediente|aanvraag)"
@@ -387,7 +388,9 @@ def _is_card(number: str, carded: bool) -> bool:
 # An IBAN as it is printed, in groups of four: its mod-97 check and its country's length and
 # shape say enough, though the bank code may be one the national list does not know yet
 # ("BE68 5390 0754 7034").
-_PRINT_FORM = re.compile(r"[A-Za-z]{2}\d{2}(?:[ -][A-Za-z0-9]{4}){2,7}(?:[ -][A-Za-z0-9]{1,3})?")
+_PRINT_FORM = compile_on_use(
+    r"[A-Za-z]{2}\d{2}(?:[ -][A-Za-z0-9]{4}){2,7}(?:[ -][A-Za-z0-9]{1,3})?"
+)
 
 
 def _iban_end(candidate: str) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ..lazy_patterns import compile_on_use
 from .findings import Finding
 
 CATEGORY = "actor_id"
@@ -21,18 +22,18 @@ PLATFORMS = (
 )
 _GENERIC = r"user|member|actor|uid|userid|account"
 # "discord:42", "telegram:99", "slack:U024BE7LH": the form actors take in this system.
-_PLATFORM_ID = re.compile(
+_PLATFORM_ID = compile_on_use(
     rf"(?<![\w./:-])(?:(?i:{PLATFORMS}):(?P<id>[@#]?\w[\w.@-]*)"
     rf"|(?i:{_GENERIC}):(?P<num>[@#]?[\w.-]*\d[\w.@-]*))(?<![.-])"
 )
 # A label-ish form: "discord-42", "telegram_99123", "discord id 42", "telegram user 99".
-_PLATFORM_LABEL = re.compile(
+_PLATFORM_LABEL = compile_on_use(
     rf"(?<![\w.-])(?i:{PLATFORMS}|{_GENERIC})(?:[_-]|\s+(?i:id|user|uid|user\s+id|account|#)\s*[:#]?\s*"
     r"|[_-](?i:id|user|uid)[_-])(?P<id>\d[\w-]*)(?![\w-])"
 )
 # Mentions as chat platforms encode them: <@123>, <@!123>, <@&role>, <#channel>, <@U024BE7LH>,
 # Slack's <@U024BE7LH|name>, Telegram's tg://user?id=123, Matrix's @alice:example.org.
-_MENTION = re.compile(
+_MENTION = compile_on_use(
     r"<(?:@[!&]?|#|!subteam\^)[\w-]{2,40}(?:\|[^>\n]{0,80})?>"
     r"|tg://user\?id=\d+"
     r"|(?<![\w@])@[a-z0-9._=/+-]{1,64}:[a-z0-9.-]+\.[a-z]{2,}(?::\d+)?",
@@ -40,16 +41,18 @@ _MENTION = re.compile(
 )
 # Bare long numbers: 17-20 digits is a snowflake-style platform id (Discord, Twitter).
 # A full stop or comma may follow ("ID 284739201847362048, wohnt"), but not a decimal part.
-_LONG_NUMBER = re.compile(r"(?<![\w.,/-])\d{17,20}(?!\w|[.,-]\w|/\d)")
+_LONG_NUMBER = compile_on_use(r"(?<![\w.,/-])\d{17,20}(?!\w|[.,-]\w|/\d)")
 # Shorter numeric ids need a word that names a person's account just before them.
-_CUED_NUMBER = re.compile(
+_CUED_NUMBER = compile_on_use(
     r"(?i:\b(?:user|member|account|player|profile|chat|sender|author)\s*(?:id|#|no\.?|number)"
     r"|\b(?:uid|userid|user_id|id\s+of\s+(?:the\s+)?(?:user|owner|member)))"
     r"\s*(?:is|was|[:=#])?\s*(?P<id>\d{5,20})(?!\d)"
 )
 # Slack and Teams member ids: U or W followed by upper-case letters and digits.
-_SLACK_ID = re.compile(r"(?<![\w-])[UW](?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{8,10}(?![\w-])")
-_NOT_IDS_BEFORE = re.compile(
+_SLACK_ID = compile_on_use(
+    r"(?<![\w-])[UW](?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{8,10}(?![\w-])"
+)
+_NOT_IDS_BEFORE = compile_on_use(
     r"(?i:order|invoice|tracking|ticket|isbn|ean|serial|build|version|commit|block|tx|hash|"
     r"transaction|phone|card|account\s+number|iban|population|total|km|kg|\w*nummer|num[ée]ro|"
     r"n[úu]mero|单号|订单号?|编号)\W{0,3}$"

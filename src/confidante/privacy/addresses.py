@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ..lazy_patterns import compile_on_use
 from . import postcodes, streets, towns
 from ._text import has_digit, substring_test
 from .findings import Finding
@@ -52,25 +53,25 @@ MORE_STREET_TYPES = (
     r"|Parks|Parkways|Ridges|Roads|Routes|Squares|Streets|Tunnel|Unions?|Views|Walks|Ways"
     r"|Quad|Reserve|Pocket|Tollway|Distributor|Driveway|Anchorage|Track|Gates|Close|Circuit"
 )
-_ENGLISH = re.compile(
+_ENGLISH = compile_on_use(
     # a street type needs a name before it ("1402, Gate A38" is a flight's gate), but Broadway
     rf"(?<![\w.,-]){_UNIT}{_NUMBER},?\s+{_DIRECTION}(?:(?:{_NAME_WORD}\s+){{1,3}}"
     rf"(?:{STREET_TYPES}|{MORE_STREET_TYPES})|Broadway)\b\.?{_TAIL}"
 )
-_ROMANCE = re.compile(
+_ROMANCE = compile_on_use(
     rf"(?<![\w.,-])(?:{_NUMBER},?\s+(?:{ROMANCE_STREETS})\s+(?:{_NAME_WORD}\s?){{1,4}}"
     rf"|(?:{ROMANCE_STREETS})\s+(?:{_NAME_WORD}\s){{1,4}}\d{{1,4}}[a-z]?\b){_TAIL}"
 )
-_GERMANIC = re.compile(
+_GERMANIC = compile_on_use(
     rf"(?<![\w-])(?:[A-ZÄÖÜ][\wäöüßéè-]*(?:{GERMANIC_SUFFIX})\s+\d{{1,4}}[a-z]?\b"
     rf"|{_NUMBER}\s+[A-ZÄÖÜ][\wäöüßéè-]*(?:{GERMANIC_SUFFIX})(?![\w])){_TAIL}"
 )
-_PO_BOX = re.compile(
+_PO_BOX = compile_on_use(
     r"\b(?i:P\.?\s?O\.?\s*Box|Post\s+Office\s+Box|Postfach|Apartado(?:\s+de\s+Correos)?|"
     r"Caixa\s+Postal|Bo[iî]te\s+Postale)\s*\d{1,7}\b" + _TAIL
 )
 # "I live at number 12", "my address is 4 the Crescent": a cue makes any house number count.
-_CUED = re.compile(
+_CUED = compile_on_use(
     r"\b(?:live[sd]?\s+at|living\s+at|(?:home|postal|mailing|street|my|our|his|her|their)\s+"
     r"address(?:\s+is|:)|address\s*:|ship(?:ped)?\s+(?:it\s+)?to|send\s+(?:it|this|that|the\s+\w+)"
     r"\s+to|deliver(?:ed)?\s+(?:it\s+)?to|moved\s+(?:in)?to|mail\s+it\s+to)\s+"
@@ -78,7 +79,7 @@ _CUED = re.compile(
     r"[A-Za-z][\w'\u2019-]*(?:\s+[A-Za-z][\w'\u2019-]*){0,3})",
     re.I,
 )
-_STREET_WORD = re.compile(rf"\b(?:{STREET_TYPES}|{ROMANCE_STREETS})\b", re.I)
+_STREET_WORD = compile_on_use(rf"\b(?:{STREET_TYPES}|{ROMANCE_STREETS})\b", re.I)
 
 # Street word first, house number last, as in most of Europe and Latin America:
 # "Calle de Alcalá, 45", "Avenida Paulista, 1578", "Rua das Flores nº 123", "Via Roma 10".
@@ -123,19 +124,19 @@ _EU_TAIL = (
     r"(?:,?\s*(?:[A-Z]{1,2}-)?\d{4,5}(?:-\d{3})?(?:\s+[A-ZÀ-Þ][\w'\u2019-]*){0,3})?"
 )
 _EUROPEAN, _EUROPEAN_MORE = (
-    re.compile(
+    compile_on_use(
         rf"(?<![\w-])(?:{words})\s+(?:{_EU_NAME}\s+){{0,4}}{_EU_NAME},?\s*{_EU_NUMBER}\b{_EU_TAIL}"
     )
     for words in (_EU_STREET, _EU_STREET_MORE)
 )
 # Colombia and neighbours: "Calle 50 # 45-30", "Carrera 7 No. 71-21", "Cra 15 #88-64".
-_GRID = re.compile(
+_GRID = compile_on_use(
     r"(?<![\w-])(?i:calle|cll?\.?|carrera|cra\.?|kra\.?|avenida|av\.?|transversal|tv\.?"
     r"|diagonal|dg\.?)\s*\d{1,3}\s?[A-Za-z]?(?:\s+(?i:bis|sur|norte|este|oeste))?\s*"
     r"(?:#|(?i:no\.?|n[ºo°]\.?))\s*\d{1,3}\s?[A-Za-z]?\s*-\s*\d{1,3}"
 )
 # US military mail: "PSC 1234, Box 5678, APO AE 09876", "Unit 2050 Box 4190", "FPO AP 96620".
-_MILITARY = re.compile(
+_MILITARY = compile_on_use(
     r"\b(?:(?:PSC|CMR|UMR|Unit)\s+\d{3,5},?\s+Box\s+\d{1,5}(?:,?\s+(?:APO|FPO|DPO)\s+"
     r"(?:AE|AP|AA)(?:\s+\d{5}(?:-\d{4})?)?)?"
     r"|(?:APO|FPO|DPO)\s+(?:AE|AP|AA)(?:\s+\d{5}(?:-\d{4})?)?)\b"
@@ -145,7 +146,7 @@ _MILITARY = re.compile(
 # of a multi-line address ("Suite 200 / Mountain View, CA 94043 / USA").
 # (each branch starts by consuming a character and looks behind after it: a pattern that
 # starts with an assertion is tried at every position of the text)
-_POSTAL_LINE = re.compile(
+_POSTAL_LINE = compile_on_use(
     # a town starts a word
     r"[A-Z](?<![\w.'\u2019-][A-Z])[\w.'\u2019-]*(?:\s+[A-Z][\w.'\u2019-]*){0,3},?\s+[A-Z]{2}\s+"
     r"\d{5}(?:-\d{4})?\b"
@@ -159,8 +160,8 @@ _POSTAL_LINE = re.compile(
     r"|[\n,;|>/][ \t]?(?:[A-Z]{1,2}-)?\d{4}[ \t]+[A-ZÀ-Þ][\w'\u2019-]+"
     r"(?:[ \t]+[A-ZÀ-Þ][\w'\u2019-]+)?"
 )
-_YEAR_TOWN = re.compile(r"[\n,;|>/]?[ \t]?(?:19|20)\d\d\s")
-_ADDRESS_PART = re.compile(
+_YEAR_TOWN = compile_on_use(r"[\n,;|>/]?[ \t]?(?:19|20)\d\d\s")
+_ADDRESS_PART = compile_on_use(
     r"(?:^|[\n,;|>]|(?<!\d):|\bto\b|\bat\b)\s*(?P<part>(?:\d{1,6}[A-Za-z]?(?:[-/]\d{1,5})?\s+[A-Za-zÀ-ÿ]"
     r"|(?i:suite|ste\.?|unit|apt\.?|apartment|flat|floor|room|bldg\.?|building|p\.?\s?o\.?\s*box|"
     r"c/o)\s*#?\s*\w"
@@ -169,7 +170,7 @@ _ADDRESS_PART = re.compile(
     r"[^\n;]{0,80})$"
 )
 # Chinese: road, number and 号, then building, unit and room; or an estate's building and room.
-_ZH_ADDRESS = re.compile(
+_ZH_ADDRESS = compile_on_use(
     r"(?:[\u4e00-\u9fff]{1,8}?(?:省|自治区|特别行政区|市|区|县|旗|镇|乡|街道)\s*)*"
     r"[\u4e00-\u9fff\w]{1,12}?(?:路|街|大街|大道|道|巷|弄|胡同|里)"
     r"(?:\s*(?:[一二三四五六七八九十\d]{1,3}|[东南西北中])\s*段)?(?:\s*\d{1,5}\s*(?:弄|巷|支弄))?"
@@ -182,14 +183,14 @@ _ZH_ADDRESS = re.compile(
     r"|(?:[\u4e00-\u9fff]{1,8}?(?:省|市|区|县)\s*)+[\u4e00-\u9fff]{1,8}?"
     r"(?:园|苑|庄|坊|广场|大厦|小区|新村)\s*\d{1,5}\s*(?:号|號)"
 )
-_CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+_CJK = compile_on_use(r"[\u3040-\u30ff\u4e00-\u9fff]")
 # A European postal code and town after a street name and house number with no street word:
 # "Unter den Linden 77, 10117 Berlin", "Drottninggatan 5, 111 51 Stockholm".
-_EU_POSTAL = re.compile(
+_EU_POSTAL = compile_on_use(
     r"(?<![\w-])(?:[A-Z]{1,2}-)?(?:\d{5}|\d{4}\s?[A-Z]{2}|\d{3}\s\d{2}|\d{2}-\d{3}|\d{4}-\d{3}|\d{4})"
     r"[ \t]+[A-ZÀ-Þ][\w'\u2019-]+"
 )
-_EU_PART = re.compile(
+_EU_PART = compile_on_use(
     r"(?:^|[\n;:]|\b(?:an|in|at|to|en|au|à|a|na|no|is|ist|lautet|est|es|jetzt|nun|wohne|wohnen"
     r"|wohnt|lebe|leben"
     r"|habite|habitons|vivo|vive|vivimos|live|lives|moved|bei|chez|c/o)\b)\s*"
@@ -205,7 +206,7 @@ _NOT_A_STREET = frozenset(
 )
 # French number-first with a lower-case street word, told from English by the particle and
 # capital after it: "au 5 avenue des Champs-Élysées", "3 place du Marché".
-_FRENCH = re.compile(
+_FRENCH = compile_on_use(
     # atomic and possessive: a long run of spaces or newlines must not be tried every way
     r"(?<![\w,.-])\d{1,4}(?>\s*(?:bis|ter))?(?>\s*,)?\s++(?i:avenue|place|cours|route|rue|chemin|all[ée]e"
     r"|impasse|quai|boulevard|bd\.?|av\.?|square|passage|sentier)\s+(?:(?:de\s+la|de|du|des|d['\u2019])\s*)?"
@@ -216,7 +217,7 @@ _GERMAN_WORDS = (
     r"Stra(?:ss|ß)e|Str\.|Weg|Allee|Platz|Gasse|Ring|Damm|Ufer|Chaussee|Markt|Steig|Pfad|Kai"
     r"|Graben|Hof|Berg"
 )
-_GERMAN_TWO_WORDS = re.compile(
+_GERMAN_TWO_WORDS = compile_on_use(
     r"(?<![\w-])(?:(?:Am|Im|An\s+der|An\s+den|Auf\s+der|Auf\s+dem|In\s+der|Unter\s+den|Zum|Zur|"
     r"Alte|Alter|Neue|Neuer|Hohe|Lange|Obere|Untere|[A-ZÄÖÜ][a-zäöüß]+er)\s+)"
     rf"(?:{_GERMAN_WORDS})\s+\d{{1,4}}(?:\s?[a-z](?![\w]))?(?![\w])"
@@ -233,7 +234,7 @@ _RESIDENCE_CUE = (
     r"|(?:j['\u2019]|on\s+|nous\s+)habit(?:e|ons)(?:\s+au)?|mon\s+adresse\s*:?|adresse\s*:"
     r"|moved\s+to|live[sd]?\s+(?:at|on)|my\s+address\s+is)"
 )
-_CUED_NAME_NUMBER = re.compile(
+_CUED_NAME_NUMBER = compile_on_use(
     rf"(?i:{_RESIDENCE_CUE})\s+"
     r"(?P<addr>[A-ZÀ-Þ][\w'\u2019.-]*(?:\s+(?:de|del|la|las|los|du|des|der|von|[A-ZÀ-Þ][\w'\u2019.-]*))"
     r"{0,4},?\s+\d{1,5}[a-zA-Z]?\b(?!\s*(?:%|(?i:años|a[ñn]o|días|meses|semanas|years?|months?"
@@ -246,7 +247,7 @@ _NUMBER_NOUNS = frozenset(
     apartment apt wohnung zimmer room stock etage étage piso planta puerta door tür porte
     bloque block gebäude building bâtiment edificio portal unit suite appartement""".split()
 )
-_CUED_STOP = re.compile(r"\s+(?:in|on|for|and|but|when|if|with|last|next|this|every|since)\b.*")
+_CUED_STOP = compile_on_use(r"\s+(?:in|on|for|and|but|when|if|with|last|next|this|every|since)\b.*")
 
 
 def find(text: str) -> Iterator[Finding]:
@@ -260,13 +261,13 @@ def find(text: str) -> Iterator[Finding]:
             yield f
 
 
-_TRAILING_NUMBER = re.compile(r",?\s+\d{1,5}[a-zA-Z]?$")
+_TRAILING_NUMBER = compile_on_use(r",?\s+\d{1,5}[a-zA-Z]?$")
 
 
 # Chat in lower case: "kaiserstr 88 frankfurt", "calle alcala 48 madrid", "88 colmore row
 # birmingham b3 2bb". A street word and a number are common in talk ("calle hace 30 grados"),
 # so a city or a postcode must follow.
-_LOWER_STREET = re.compile(
+_LOWER_STREET = compile_on_use(
     r"(?<![\w-])(?:(?P<german>[a-zäöüß]{3,}(?:stra(?:ss|ß)e|str\.?|weg|allee|platz|gasse|damm)"
     r"\s+\d{1,4}(?:\s?[a-z](?![a-z]))?)"
     r"|(?:calle|c/|avenida|avda\.?|paseo|carrer|rue|avenue|boulevard|bd|via|viale|rua|r[uú]a"
@@ -278,16 +279,16 @@ _LOWER_STREET = re.compile(
     r"|blvd)\.?)(?![\w-])",
     re.I,
 )
-_POSTCODE_AFTER = re.compile(
+_POSTCODE_AFTER = compile_on_use(
     r",?\s+(?:\d{5}(?:-\d{4})?|[a-z]{1,2}\d[a-z\d]?\s?\d[a-z]{2})(?![\w-])", re.I
 )
-_WORD_AFTER = re.compile(r",?\s+([^\W\d_]+)")
-_UNIT_AFTER = re.compile(
+_WORD_AFTER = compile_on_use(r",?\s+([^\W\d_]+)")
+_UNIT_AFTER = compile_on_use(
     r"\s*(?i:minuten|min|km|m|meter|metres?|meters?|jahre?n?|mal|euro|prozent|%|grad|stunden)\b"
 )
 
 
-_DOOR_AFTER = re.compile(
+_DOOR_AFTER = compile_on_use(
     r",?\s+(?:\d{1,2}(?:st|nd|rd|th)\s+floor|floor\s+\d{1,2}|apt\.?\s*#?\s*\w+|apartment\s+\w+"
     r"|unit\s+\w+|flat\s+\w+|suite\s+\w+|#\s?\d{1,4}|\d{1,2}(?:er|e|ème)\s+étage|piso\s+\d+"
     r"|\d{1,2}º\s?\w?|\d\.\s+(?:Stock|OG|Etage))",
@@ -395,7 +396,7 @@ FAMOUS_ADDRESSES = (
     "景山前街4号", "景山前街 4号", "外滩18号", "长安街1号",
 )  # fmt: skip
 _FAMOUS = tuple(a.replace("-", "").replace(" ", "") for a in FAMOUS_ADDRESSES)
-_PERSONAL_RESIDENCE = re.compile(
+_PERSONAL_RESIDENCE = compile_on_use(
     r"(?i:\b(?:I|we|my|our|me|us|I'm|we're)\b[^.!?\n]{0,40}\b(?:live|living|moved|stay|staying"
     r"|address|home|flat|apartment|house|office|studio|shop|work|place|send|ship|deliver|mail)"
     r"|\b(?:send|ship|deliver|mail|post|bring|forward)\b[^.!?\n]{0,20}\b(?:me|us|to)\b"
@@ -414,7 +415,7 @@ _PERSONAL_RESIDENCE = re.compile(
 
 # A public institution named just before the address: its address, not a person's ("le
 # Louvre est au 99 rue de Rivoli", "the embassy at 24 Grosvenor Square", "故宫博物院在...").
-_PUBLIC_PLACE_BEFORE = re.compile(
+_PUBLIC_PLACE_BEFORE = compile_on_use(
     r"(?i:\b(?:museum|mus[ée]e|museo|palace|palais|palacio|palast|cathedral|cath[ée]drale"
     r"|catedral|dom|embassy|ambassade|embajada|botschaft|consulate|consulat|consulado"
     r"|konsulat|ministry|minist[èe]re|ministerio|ministerium|parliament|parlement|parlamento"
@@ -429,7 +430,7 @@ _PUBLIC_PLACE_BEFORE = re.compile(
 
 
 # "... is where I work", "... is my address", "..., that's our office": tied to someone after.
-_PERSONAL_AFTER = re.compile(
+_PERSONAL_AFTER = compile_on_use(
     r"[^.!?\n]{0,12}?\b(?:is|that['\u2019]s|it['\u2019]s)\s+(?:where\s+(?:I|we)\b"
     r"|(?:my|our)\s+(?:address|home|place|house|flat|apartment|office|work))",
     re.I,

@@ -18,12 +18,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ..lazy_patterns import compile_on_use
 from ._text import NOT_A_VALUE, prose_shaped, substring_test
 from .findings import Finding
 
 CATEGORY = "credential"
 
-_SECURITY_QUESTION = re.compile(
+_SECURITY_QUESTION = compile_on_use(
     r"(?i:security\s+(?:question|answer|q)s?|secret\s+(?:question|answer)|mother'?s\s+maiden"
     r"|Sicherheits(?:frage|antwort)|geheime\s+Frage|question\s+(?:secr[èe]te|de\s+s[ée]curit[ée])"
     r"|r[ée]ponse\s+secr[èe]te|pregunta\s+(?:de\s+seguridad|secreta)|respuesta\s+(?:de\s+"
@@ -37,7 +38,7 @@ _VALUE = (
     r"(?=\s*(?:[,.;!\u2014\u2013\n。(]|\s-\s|$))"
 )
 # What stands between a question and its answer.
-_ANSWER_AFTER = re.compile(
+_ANSWER_AFTER = compile_on_use(
     r"(?:\s*(?:->|=>|\u2192|\u21d2|[:=])\s*|答案是\s*|答案为\s*"
     r"|(?P<verb>(?i:\b(?:answer|name)\s+(?:is|was))\s+"
     # "(Name vom ersten Haustier) ist Krümel": a copula after the question in brackets
@@ -49,7 +50,7 @@ _ANSWER_AFTER = re.compile(
     r"|我?(?:填的是|填了|写的是|写了)\s*))" + _VALUE
 )
 _QUESTION_REACH = 100
-_ANSWER_AFTER_NAME = re.compile(
+_ANSWER_AFTER_NAME = compile_on_use(
     r"(?i:maiden\s+name|pet|street|school|mascota|Haustiers?|animal)\s+(?:is\s+|was\s+)?"
     r"([A-ZÀ-Þ][\w'\u2019-]+)$"
 )
@@ -60,7 +61,7 @@ _SECURITY_TEST = substring_test(_SECURITY_STEMS)
 # -- "the answer to '<question>' is ..." -----------------------------------------------------
 _OPEN = "\"'\u201c\u2018\u201e\u00ab\u300c\u300e("
 _CLOSE = "\"'\u201d\u2019\u201c\u00bb\u300d\u300f)"
-_ANSWER_TO = re.compile(
+_ANSWER_TO = compile_on_use(
     r"(?i:\b(?:answer|r[ée]ponse|respuesta|antwort)\s+(?:to|for|on|of|à|a|de|auf|zu|f(?:ü|ue)r)"
     r"\s+(?:(?:the|my|la|ma|mi|die|meine|der|el)\s+)?"
     r"(?:(?:security\s+|secret\s+)?question\s+|pregunta\s+|(?:Sicherheits)?frage\s+)?)"
@@ -69,12 +70,12 @@ _ANSWER_TO = re.compile(
     r"(?:\s*,?\s*(?P<verb>(?i:is|was|est|c['\u2019]est|es|era|ist|lautet|war))\s+"
     r"|\s*(?:->|=>|\u2192|[:=])\s*)" + _VALUE
 )
-_ANSWER_TO_ZH = re.compile(
+_ANSWER_TO_ZH = compile_on_use(
     r"[\u201c\u300c\u300e\"](?P<q>[^\u201d\u300d\u300f\"\n]{2,40})[\u201d\u300d\u300f\"]"
     r"\s*(?:这个问题)?的?(?:答案|回答)\s*(?:是|为|:)\s*" + _VALUE
 )
 # What a security question asks about, in the five languages.
-_QUESTION_TOPIC = re.compile(
+_QUESTION_TOPIC = compile_on_use(
     r"(?i:\b(?:pet|maiden|school|born|birth\w*|city|town|street|grew\s+up|teacher|best\s+friend"
     r"|first\s+(?:car|job|love|kiss|concert)|mother|father|mum|mom|dad|nickname|childhood|hero"
     r"|favou?rite|honeymoon|hospital|Haustier\w*|M(?:ä|ae)dchenname|Geburts\w+|Schule"
@@ -87,7 +88,7 @@ _QUESTION_TOPIC = re.compile(
 )
 # ... and is asked of a person: "your first pet", "mon premier animal", "where you were born";
 # not a quiz ("the answer to 'what city is the capital of France' is Paris").
-_PERSONAL = re.compile(
+_PERSONAL = compile_on_use(
     r"(?i:\b(?:your|you|my|mother'?s|father'?s|mum'?s|mom'?s|dad'?s|ton|ta|tes|mon|ma|mes|tu|tus"
     r"|mi|mis|dein\w*|mein\w*|first|premi[eè]re?|primer[oa]?|erste[nrs]?|naci\w*|geboren"
     r"|maiden)\b)|你|我|妈妈|母亲|爸爸|父亲"
@@ -108,8 +109,8 @@ _QUESTION_WORDS = frozenset(
     """first pet school car name street city town mother's mothers maiden teacher best friend
     favourite favorite born birth place childhood hero book food colour color""".split()
 )
-_ZH_NOT_ANSWER = re.compile(r"(?:是什么|什么|吗|呢|了|啊)$")
-_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_ZH_NOT_ANSWER = compile_on_use(r"(?:是什么|什么|吗|呢|了|啊)$")
+_CJK_CHAR = compile_on_use(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
 def find(text: str) -> Iterator[Finding]:

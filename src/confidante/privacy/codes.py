@@ -19,9 +19,9 @@ copula before it ("the garage was built in 1984" is not a code).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
+from ..lazy_patterns import compile_on_use
 from . import spelled
 from ._text import NOT_A_VALUE, enough_digits, substring_test, trim_value
 from .credentials import in_general
@@ -40,39 +40,39 @@ _LOCK = (
     r"|alarma|caja\s+fuerte|cajet[íi]n|candado|telefonillo|taquilla|code\s+pin|PUK)|PIN"
 )
 _LOCK_ZH = r"门锁|门禁|密码锁|保险箱|保险柜|车库|大门|防盗门|(?:银行卡|支付|取款)?密码"
-_LOCK_RE = re.compile(rf"(?<![\w-])(?:{_LOCK})(?!\w)|{_LOCK_ZH}")
+_LOCK_RE = compile_on_use(rf"(?<![\w-])(?:{_LOCK})(?!\w)|{_LOCK_ZH}")
 _LOCK_STEMS = ("door", "gate", "garage", "keypad", "alarm", "lock", "key", "safe", "locker",
                "intercom", "buzzer", "puk", "tür", "tuer", "tor", "schl", "tresor", "porte",
                "portail", "boîte", "boite", "coffre", "cadenas", "digicode", "interphone",
                "casier", "puerta", "portal", "portón", "garaje", "caja", "cajet", "candado",
                "telefonillo", "taquilla", "pin", "门", "锁", "保险", "车库", "密码")  # fmt: skip
 _LOCK_TEST = substring_test(_LOCK_STEMS)
-_ZH_SPACED = re.compile(rf"[{spelled.ZH_DIGITS}]\s[{spelled.ZH_DIGITS}]")
+_ZH_SPACED = compile_on_use(rf"[{spelled.ZH_DIGITS}]\s[{spelled.ZH_DIGITS}]")
 # Words that name the code itself, between the thing and its digits.
-_CODE_WORD = re.compile(
+_CODE_WORD = compile_on_use(
     r"(?i:\b(?:code|codes|pin|puk|combo|combination|c[óo]digo|clave|combinaci[óo]n|codice"
     r"|Kombination)\b|(?:code|pin)\b|密码|口令)"
 )
 # What may stand right before a whole number: a colon or a copula, or "I set", "puse".
-_BEFORE_VALUE = re.compile(
+_BEFORE_VALUE = compile_on_use(
     r"(?:[:=\uff1a]|(?i:\b(?:is|was|ist|lautet|est|c['\u2019]est|es|era|now|jetzt|puse|marca|mis"
     r"|pon|tape|tippe|type|enter|dial))|是|为|改成|换成)[\s#*]*$"
 )
-_CLAUSE_END = re.compile(r"[.!?\n\u3002\uff01\uff1f;]")
+_CLAUSE_END = compile_on_use(r"[.!?\n\u3002\uff01\uff1f;]")
 _REACH = 60
 # A code: its digits whole (a # or * may be part of it), or one by one with separators.
-_DIGITS = re.compile(
+_DIGITS = compile_on_use(
     r"(?<![\w.,/:-])(?P<v>[#*]?\d{4,10}(?:[#*]\d{0,4})?)(?![\w%€$£]|[.,/:-]\d)"
     r"|(?<![\w.,/:-])(?P<sep>\d(?:[ \t]?[-./][ \t]?\d|[ \t]\d){3,9})(?![\w%€$£]|[ \t]?[-.,]?\d)"
 )
 # What follows a number that is a measure, a time or a sum, not a code.
-_UNIT_AFTER = re.compile(
+_UNIT_AFTER = compile_on_use(
     r"\s*(?i:mm|cm|m|km|kg|g|lbs?|kb|mb|gb|€|eur|euros?|usd|dollars?|\$|£|yuan|元|块|h|hrs?"
     r"|hours?|meters?|metres?|m[èe]tres?|metros?|meter|miles?|feet|ft|yards?|uhr|heures?|horas?|min|minutes?|sec|seconds?|years?|jahre?|ans|años|年|号|am|pm"
     r"|times|mal|fois|veces|people|personen|personnes|personas|cars?|autos?|voitures?|coches?)\b"
 )
-_YEAR = re.compile(r"(?:19|20)\d\d")
-_HHMM = re.compile(r"(?:[01]\d|2[0-3])[0-5]\d")
+_YEAR = compile_on_use(r"(?:19|20)\d\d")
+_HHMM = compile_on_use(r"(?:[01]\d|2[0-3])[0-5]\d")
 
 
 def _codes(text: str) -> Iterator[Finding]:
@@ -110,34 +110,34 @@ def _codes(text: str) -> Iterator[Finding]:
 
 
 # -- a network key after the network's name ---------------------------------------------------
-_NETWORK_KEY = re.compile(
+_NETWORK_KEY = compile_on_use(
     r"(?i:\b(?:wi-?fi|wlan|w-lan|router|livebox|freebox|fritz!?box|box)\b)[^\n.!?]{0,40}?"
     r"(?i:\b(?:key|cl[ée]|schl(?:ü|ue)ssel|clave|passwor[dt]|pass|psk|kennwort|contrase[ñn]a"
     r"|mot\s+de\s+passe|mdp)\b)\s*[:=]?\s*"
     r"(?P<v>\d{4}(?:[ \t]\d{4}){2,7}|[^\s\"'()]{8,64})"
 )
 # -- an account and its secret, one after the other --------------------------------------------
-_ACCOUNT_THEN_SECRET = re.compile(
+_ACCOUNT_THEN_SECRET = compile_on_use(
     r"(?i:\b(?:usuario|user(?:name)?|benutzer(?:name)?|nutzer(?:name)?|identifiant|login"
     r"|utilisateur|id)\b)\s*:?\s*[^\s,;/]{3,40}\s*[,;/]\s*(?:y\s+|und\s+|et\s+|and\s+)?"
     r"(?i:\b(?:clave|contrase[ñn]a|pass(?:word|wort)?|pw|pwd|kennwort|mot\s+de\s+passe|mdp"
     r"|pin|code)\b)\s*[:=]?\s*(?P<v>[^\s,;]{4,64})"
 )
 # -- a password on a command line --------------------------------------------------------------
-_COMMAND_LINE = re.compile(
+_COMMAND_LINE = compile_on_use(
     r"(?:\b(?:mysql|mysqldump|mariadb|mysqladmin)\b[^\n]*?\s-p|\bsshpass\s+-p\s*"
     r"|--password[= ]|\s-P\s+)(?:'(?P<q1>[^'\n]{3,64})'|\"(?P<q2>[^\"\n]{3,64})\""
     r"|(?P<v>[^\s'\"-][^\s]{2,63}))"
 )
 # -- the value first, pointing at what it is ---------------------------------------------------
-_POINTED = re.compile(
+_POINTED = compile_on_use(
     r"(?<![\w-])(?P<v>[^\s<]{6,64})\s*(?:<-+|<=|\u2190|<<)\s*(?i:that'?s|thats|is|it'?s"
     r"|c['\u2019]est|es|ist|das\s+ist)?\s*(?i:the|my|our|le|la|el|das|der|die|mon|mi)?\s*"
     r"(?:[\w-]+\s+){0,3}?(?i:password|passwort|pw|pwd|passcode|mot\s+de\s+passe|mdp"
     r"|contrase[ñn]a|clave|pin|kennwort)\b|(?P<vz>[^\s<]{6,64})\s*(?:<-+|\u2190)\s*[^\n]{0,12}?密码"
 )
 # -- a passphrase of plain words ---------------------------------------------------------------
-_PASSPHRASE = re.compile(
+_PASSPHRASE = compile_on_use(
     r"(?i:\bpass\s?phrase|phrase\s+de\s+passe|frase\s+(?:de\s+)?contrase[ñn]a|Passsatz"
     r"|Passphrase)\b[^\n.,;:!?]{0,20}?\s(?i:is|was|ist|lautet|est|c['\u2019]est|es|era)\s+"
     r"(?P<v>[a-zà-ÿ]+(?:\s+[a-zà-ÿ]+){2,7})(?=\s*(?:[(,.;!?\n]|$))"

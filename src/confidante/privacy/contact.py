@@ -8,12 +8,13 @@ from itertools import pairwise
 
 from phonenumbers import Leniency, PhoneNumberMatcher, PhoneNumberType, number_type
 
+from ..lazy_patterns import compile_on_use
 from . import cues, spelled
 from .findings import Finding
 
 # A colon may come right before ("邮箱:li@x.cn" with a full-width colon, "mailto:bob@x.com");
 # a URL's user part ("https://user:pw@host") is the credential detector's, which wins.
-_EMAIL = re.compile(
+_EMAIL = compile_on_use(
     # letters of any script ("jürgen.müller@gmx.de", "josé@correo.es")
     r"(?<![\w.+/%'-])(?P<local>[^\W_][\w.%+'-]*)@"
     r"(?P<host>[^\W_](?:[\w-]*[^\W_])?(?:\.[\w-]+)*\.(?P<tld>[^\W\d_]{2,24}))"
@@ -39,14 +40,14 @@ _TLDS = (
 )
 # An obfuscated "at" and an obfuscated dot before the TLD are both required, so "meet at
 # home" or "a point for us" never match.
-_OBFUSCATED_EMAIL = re.compile(
+_OBFUSCATED_EMAIL = compile_on_use(
     rf"(?<![\w.])(?:[a-z0-9_%+-]{{1,40}}(?:{_DOT}|\.)){{0,3}}[a-z0-9_%+-]{{1,40}}(?:{_AT})"
     rf"[a-z0-9-]{{1,40}}(?:(?:{_DOT}|\.)[a-z0-9-]{{1,40}}){{0,3}}?(?:{_DOT})(?:{_TLDS})\b",
     re.I,
 )
 # "john.smith at gmail.com": a spelled-out "at" alone, when the name part has a dot, digit or
 # underscore in it (so "I work at amazon.com" stays).
-_HALF_OBFUSCATED_EMAIL = re.compile(
+_HALF_OBFUSCATED_EMAIL = compile_on_use(
     rf"(?<![\w.])[a-z0-9%+-]{{0,40}}[._\d][a-z0-9._%+-]{{0,40}}(?:{_AT})[a-z0-9-]{{1,40}}"
     rf"(?:\.[a-z0-9-]{{1,40}}){{0,3}}\.(?:{_TLDS})\b",
     re.I,
@@ -56,14 +57,14 @@ _HALF_OBFUSCATED_EMAIL = re.compile(
 # so either one is enough, with the other written plainly or defanged too.
 _BRACKET_AT = rf"\s*[(\[{{<]\s*(?:{_AT_WORD}|@)\s*[)\]}}>]\s*"
 _BRACKET_DOT = rf"\s*[(\[{{<]\s*(?:{_DOT_WORD}|\.)\s*[)\]}}>]\s*"
-_DEFANGED_EMAIL = re.compile(
+_DEFANGED_EMAIL = compile_on_use(
     rf"(?<![\w.+-])[a-z0-9][a-z0-9._%+-]{{0,63}}(?P<at>{_BRACKET_AT}|@)"
     rf"[a-z0-9-]{{1,63}}(?:(?:{_BRACKET_DOT}|\.)[a-z0-9-]{{1,63}}){{0,3}}"
     rf"(?P<dot>{_BRACKET_DOT}|\.)[a-z]{{2,24}}(?![\w-])",
     re.I,
 )
-_DEFANGED_HINT = re.compile(rf"[(\[{{<]\s*(?:{_AT_WORD}|@|{_DOT_WORD}|\.)\s*[)\]}}>]", re.I)
-_VERSION = re.compile(r"v?\d+(?:\.\d+)*\s", re.I)  # "v2.0 at github.com": a release
+_DEFANGED_HINT = compile_on_use(rf"[(\[{{<]\s*(?:{_AT_WORD}|@|{_DOT_WORD}|\.)\s*[)\]}}>]", re.I)
+_VERSION = compile_on_use(r"v?\d+(?:\.\d+)*\s", re.I)  # "v2.0 at github.com": a release
 # "we were at the dot com party", "look at google dot com": the words round a spelled "at"
 # are a verb and a place, not a mailbox and a host.
 _NOT_LOCAL = frozenset(
@@ -73,7 +74,7 @@ _NOT_LOCAL = frozenset(
     sign signed log logged shop shopped buy bought sell sold one two point""".split()
 )
 _NOT_HOST = frozenset("the a an my our your their his her this that home work school".split())
-_OBFUSCATED_HINT = re.compile(rf"(?:\b(?:{_AT_WORD})\b|[\s\[(]@|@[\s\])])", re.I)
+_OBFUSCATED_HINT = compile_on_use(rf"(?:\b(?:{_AT_WORD})\b|[\s\[(]@|@[\s\])])", re.I)
 _PLACEHOLDER_TLDS = frozenset({"tld", "ext", "example", "invalid", "test", "localhost", "local"})
 _PLACEHOLDER_LOCAL = frozenset(
     {
@@ -116,9 +117,9 @@ def find_emails(text: str) -> Iterator[Finding]:
                 yield Finding("email", m.start(), m.end())
 
 
-_AT_SPLIT = re.compile(_AT, re.I)
-_LAST_WORD = re.compile(r"[a-z0-9_%+-]+$", re.I)
-_FIRST_WORD = re.compile(r"^[a-z0-9-]+", re.I)
+_AT_SPLIT = compile_on_use(_AT, re.I)
+_LAST_WORD = compile_on_use(r"[a-z0-9_%+-]+$", re.I)
+_FIRST_WORD = compile_on_use(r"^[a-z0-9-]+", re.I)
 
 
 def _spelled_words_not_an_address(value: str) -> bool:
@@ -143,17 +144,17 @@ def _is_placeholder_email(text: str, m: re.Match[str]) -> bool:
 
 
 # Runs of digits with phone-ish separators; phonenumbers decides what is a number.
-_PHONE_RUN = re.compile(r"(?<![\w.,/#$€£¥-])\+?\(?\d[\d\s().\-/]{5,22}\d(?![\w%/-]|\.\d|,\d)")
+_PHONE_RUN = compile_on_use(r"(?<![\w.,/#$€£¥-])\+?\(?\d[\d\s().\-/]{5,22}\d(?![\w%/-]|\.\d|,\d)")
 # Without a cue a number must be valid in one of these regions; after a cue ("Phone:",
 # "call me on", "Telefon", "téléphone", "teléfono", "电话") a local format that is possible
 # in one of the wider list counts.
 _REGIONS = ("US", "GB", "DE", "FR", "IN", "BR", "AU", "CN", "ES", "MX", "IT")
 _CUED_REGIONS = (*_REGIONS, "CA", "NL", "BE", "CH", "AT", "PT", "AR", "CO", "CL", "PE", "IE", "PL")
-_PHONE_CUE = re.compile(
+_PHONE_CUE = compile_on_use(
     rf"(?:{cues.PHONE_CUES})\W{{0,6}}(?:\w+\W+){{0,2}}?(?:是|为|為|:)?\s*$", re.I
 )
 # Numbers that are something else when one of these names them.
-_OTHER_NUMBER = re.compile(
+_OTHER_NUMBER = compile_on_use(
     r"(?:order|invoice|tracking|ticket|\bref(?:erence)?|\bid\b|isbn|ean|upc|serial|version|build|"
     r"package|parcel|shipment|confirmation|booking|reservation|receipt|policy|claim|"
     r"member(?:ship)?|customer|product|item|model|meeting|"
@@ -175,35 +176,35 @@ _OTHER_NUMBER = re.compile(
     r"[^\d]{0,20}$",
     re.I,
 )
-_PHONE_WORD = re.compile(
+_PHONE_WORD = compile_on_use(
     r"(?:phone|mobile|cell|\btel|call|text|whatsapp|landline|telefon|t[ée]l[ée]fono|handy|móvil"
     r"|portable|电话|手机)",
     re.I,
 )
-_UNIT_AFTER = re.compile(
+_UNIT_AFTER = compile_on_use(
     r"\s*(?:元|块|万|亿|美元|欧元|人|次|步|个|件|年|km|kg|mb|gb|€|\$|£|"
     r"(?i:euros?|dollars?|usd|eur|people|persons|users|views|steps|points|votes|miles|meters|"
     r"bytes|times|Leute|Menschen|Einwohner|personnes|habitants|personas|habitantes)\b)"
 )
-_DATE_LIKE = re.compile(r"^(?:\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4})$")
+_DATE_LIKE = compile_on_use(r"^(?:\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4})$")
 # "2024-05-12 10:30" is a timestamp, "2024-0815-12" a batch or file number: a year first.
-_STARTS_WITH_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?!\d)|(?:19|20)\d{2}-")
+_STARTS_WITH_DATE = compile_on_use(r"\d{4}-\d{2}-\d{2}(?!\d)|(?:19|20)\d{2}-")
 
 
-_DECIMAL = re.compile(r"\d+\.\d+")
-_IPV4 = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")  # "192.168.1.100": an address on a network
+_DECIMAL = compile_on_use(r"\d+\.\d+")
+_IPV4 = compile_on_use(r"\d{1,3}(?:\.\d{1,3}){3}")  # "192.168.1.100": an address on a network
 # Arithmetic round the number: "2^32 = 4294967296", "2**20 is 1048576", "1024*1024",
 # "4294967296 = 2^32", "等于 4294967296". A result or an operand, never a phone number.
-_MATH_BEFORE = re.compile(
+_MATH_BEFORE = compile_on_use(
     r"(?:\d\s*(?:\^|\*\*?|\u00d7|\u00f7|·|/|\+|hoch|to\s+the(?:\s+power\s+of)?|puissance"
     r"|elevado\s+a(?:\s+la)?|的)\s*\(?\d+\)?\s*(?:次方|次幂|th|nd|rd|st)?\s*"
     r"(?:=|==|≈|is|equals|makes|gives|ist|ergibt|gleich|est|fait|font|es|son|da|等于|是|得)?\s*"
     r"|(?:\^|\*\*?|\u00d7|\u00f7|=|≈)\s*)$",
     re.I,
 )
-_MATH_AFTER = re.compile(r"\s*(?:\^|\*|\u00d7|\u00f7|=|≈|\+\s*\d)")
+_MATH_AFTER = compile_on_use(r"\s*(?:\^|\*|\u00d7|\u00f7|=|≈|\+\s*\d)")
 # "2 147 483 647": a large number with thin-space thousands, as French and others write it
-_THOUSANDS = re.compile(r"\d{1,3}(?: \d{3}){3,}|\d(?: \d{3}){2,}")
+_THOUSANDS = compile_on_use(r"\d{1,3}(?: \d{3}){3,}|\d(?: \d{3}){2,}")
 # Numbers a business publishes (toll-free, shared-cost, premium, "universal access"):
 # nobody's personal number.
 _SERVICE_TYPES = frozenset(
@@ -218,8 +219,8 @@ _SERVICE_TYPES = frozenset(
 
 # The letter O for a zero ("07700 9OO123", "O171 2345678"): inside a run of digits and
 # separators that has five real digits, read as 0 (one character for one: spans are kept).
-_O_HINT = re.compile(r"\d[Oo]|[Oo]\d")
-_O_RUN = re.compile(r"(?<![A-Za-z])[+(]?[\dOo][\dOo \t().\-/]{5,22}[\dOo](?![A-Za-z])")
+_O_HINT = compile_on_use(r"\d[Oo]|[Oo]\d")
+_O_RUN = compile_on_use(r"(?<![A-Za-z])[+(]?[\dOo][\dOo \t().\-/]{5,22}[\dOo](?![A-Za-z])")
 
 
 def _zeros(m: re.Match[str]) -> str:
@@ -322,7 +323,7 @@ def _match_number(candidate: str, cued: bool) -> tuple[int, int] | None:
 # Digits written as words after a phone cue: "six four six, three eight two, ...",
 # "一三八一二三四五六七八", "null eins fünf eins ...". English, German, French, Spanish, Chinese.
 _DIGIT_WORD = spelled.DIGIT_WORD
-_SPELLED_DIGITS = re.compile(
+_SPELLED_DIGITS = compile_on_use(
     rf"(?<!\w)(?:(?:double|triple)\s+)?(?:{_DIGIT_WORD})(?:[\s,.-]+(?:(?:double|triple)\s+)?"
     rf"(?:{_DIGIT_WORD})){{6,}}(?!\w)"
     r"|[〇零一二三四五六七八九幺两\d](?:\s*[〇零一二三四五六七八九幺两\d]){6,}",

@@ -37,6 +37,7 @@ from detect_secrets.plugins.stripe import StripeDetector
 from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
 from detect_secrets.plugins.twilio import TwilioKeyDetector
 
+from ..lazy_patterns import compile_on_use
 from . import cues
 from ._text import (
     COPULA,
@@ -84,7 +85,7 @@ _PRIVATE_KEY = PrivateKeyDetector()
 _KEYWORD = KeywordDetector()
 
 # Token formats newer than detect-secrets 1.5 (or shaped differently than it expects).
-_EXTRA_TOKEN = re.compile(
+_EXTRA_TOKEN = compile_on_use(
     r"""(?<![\w-])(?:
         sk-(?:proj-|ant-(?:api\d\d-)?|svcacct-|admin-)?[A-Za-z0-9_-]{20,}
       | hf_[A-Za-z0-9]{30,}
@@ -107,12 +108,12 @@ _EXTRA_TOKEN = re.compile(
     )""",
     re.X,
 )
-_KEY_BLOCK = re.compile(
+_KEY_BLOCK = compile_on_use(
     r"-{3,}\s*BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?\s*-{3,}.*?(?:-{3,}\s*END[A-Z0-9 ]*-{3,}|\Z)",
     re.S,
 )
 # ``scheme://user:password@host``; detect-secrets misses an empty user ("redis://:pw@h").
-_URL_PASSWORD = re.compile(
+_URL_PASSWORD = compile_on_use(
     r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,30}://[^\s:/@]*:[^\s/@]+@[^\s/]+", re.I
 )
 
@@ -156,17 +157,17 @@ _SECRET_COPULA = (
     rf"(?:{COPULA}|\s*[?,;:-]?\s*it(?:['\u2019]s|\s+is)\s+|\s+(?:is\s+)?set\s+to\s+)"
     r"(?:(?:literally|just|simply|actually|still|now|currently|always|basically)\s+)?"
 )
-_NOUN_VALUE = re.compile(
+_NOUN_VALUE = compile_on_use(
     rf"(?<![A-Za-z])(?P<noun>{_WORD_NOUN}|{_PIN_NOUN}){_FILLER}{_SECRET_COPULA}"
     rf"(?:{_QUOTED}|{_RAW})",
     re.I,
 )
 # No verb at all ("..., password bluebird2021", "PIN 4821"): the value must look generated.
-_NOUN_THEN_VALUE = re.compile(
+_NOUN_THEN_VALUE = compile_on_use(
     rf"(?<![A-Za-z])(?P<noun>{_PASSWORD}|pwd|pw|passcode|{_PIN_NOUN})\??\s+(?P<v>[^\s]+)",
     re.I,
 )
-_CHANGED_TO = re.compile(
+_CHANGED_TO = compile_on_use(
     # "changed the laptop pwd to ...": a word or two may say which one
     rf"\b(?:changed|set|reset|updated|changing)\s+(?:my|our|the|his|her|their)\s+"
     rf"(?:[\w'\u2019-]+\s+){{0,2}}?(?P<noun>{_WORD_NOUN}|{_PIN_NOUN})"
@@ -179,40 +180,40 @@ _CHANGED_TO = re.compile(
 # A code named by what it opens, then its digits: "the code to get in is 4477", "der Code
 # für die Tür ist 4477", "le code pour entrer c'est 4477", "el código para entrar es 4477".
 # Codes that are public or not secret (postal, error, promo...) are left out.
-_CODE_FOR = re.compile(
+_CODE_FOR = compile_on_use(
     r"(?<![\w-])(?P<before>\w+\s+)?(?i:code|c[óo]digo|codice)\b(?P<mid>(?:\s+[\w'\u2019]+){1,4}?)"
     rf"(?:{COPULA}|\s*[?,]\s*|\s+(?i:ist|lautet|c['\u2019]est|es|è)\s+)"
     # the digits whole, or one by one ("the code at the airbnb is 0 4 9 1")
     r"(?P<v>\d{4,8}[#*]?(?![\d.,/:-])|\d(?:[ .-]\d){3,7}(?![\d]|[ .-]\d))"
 )
-_PUBLIC_CODE = re.compile(
+_PUBLIC_CODE = compile_on_use(
     r"(?i:zip|post|postal|area|country|dial|error|status|exit|return|promo|discount|coupon"
     r"|voucher|gift|referral|invite|product|item|article|tracking|reference|booking|tax|sort"
     r"|source|qr|bar|color|colour|fehler|gutschein|rabatt|promotion|erreur|réduction"
     r"|descuento|postale?|Postleitzahl|PLZ|ISO|HTTP|HS|line|lines|wrote|written|Zeilen)"
 )
-_PUBLIC_WORD = re.compile(rf"\b{_PUBLIC_CODE.pattern}\b")
+_PUBLIC_WORD = compile_on_use(rf"\b{_PUBLIC_CODE.pattern}\b")
 # The value first: "use 1234 as the PIN", "I typed 4821 as my PIN".
-_VALUE_AS_PIN = re.compile(
+_VALUE_AS_PIN = compile_on_use(
     r"(?<![\w.,-])(?P<v>\d{4,8})\s+(?i:as|is)\s+(?i:the|my|our|his|her|their|your)\s+"
     rf"(?i:{_PIN_NOUN}|passcode|password)\b"
 )
-_PIN_NOUNS = re.compile(rf"(?:{_PIN_NOUN})$", re.I)
+_PIN_NOUNS = compile_on_use(rf"(?:{_PIN_NOUN})$", re.I)
 # Nouns with everyday senses ("the secret to good bread", "a token of thanks"): their value
 # must look machine-made.
-_LOOSE_NOUNS = re.compile(r"(?:secret|token|creds|credentials|combo|pass|key)$", re.I)
-_LOGIN_PAIR = re.compile(
+_LOOSE_NOUNS = compile_on_use(r"(?:secret|token|creds|credentials|combo|pass|key)$", re.I)
+_LOGIN_PAIR = compile_on_use(
     r"\blog(?:ged|ging)?[\s-]?(?:in|on)\s+(?:with|as|using)\s+(?P<user>[^\s,]+)\s*"
     r"(?:and|with|/|,)\s*(?:(?:the\s+)?password\s+)?(?P<v>[^\s]+)",
     re.I,
 )
 # "login is fam2024 / Popcorn!42", "creds: bob/hunter2"
-_USER_SLASH_PASS = re.compile(
+_USER_SLASH_PASS = compile_on_use(
     r"\b(?:login|log-in|credentials|creds|user(?:name)?\s*/\s*pass(?:word)?|account)"
     rf"(?:{COPULA}|\s+)(?P<user>[^\s/]{{2,}})\s*/\s*(?P<v>[^\s/]{{3,}})",
     re.I,
 )
-_ACCOUNT = re.compile(r"[\d@._]|^(?i:admin|root|guest|user|pi)$")
+_ACCOUNT = compile_on_use(r"[\d@._]|^(?i:admin|root|guest|user|pi)$")
 # A user and a password named one after the other: "user: bob / pass: hunter22", "acct bob
 # pass hunter22", "login admin pw admin123", "Benutzer mueller Kennwort Herbst23", "用户名 li
 # 密码 abc123". The value after the password word is the secret.
@@ -220,35 +221,35 @@ _USER_WORD = (
     r"user(?:name|id)?|login|acct|account|benutzer(?:name)?|nutzer|utilisateur|identifiant"
     r"|usuario|cuenta|用户名?|账号|帐号"
 )
-_USER_PASS = re.compile(
+_USER_PASS = compile_on_use(
     rf"(?<![A-Za-z])(?i:{_USER_WORD})\s*[:=]?\s*(?P<user>[^\s/,;|]{{2,}})\s*[/,;|]?\s*"
     rf"(?:and\s+|und\s+|et\s+|y\s+)?(?P<noun>(?i:{_PASSWORD}|pass|pwd|pw|passwd|mdp|clave|密码))"
     r"(?![A-Za-z])\s*(?:[:=]|is|ist|es|est)?\s*(?P<v>[^\s/,;|]{3,})",
 )
 # A password word, then within a few words something that cannot be prose: "my email
 # password is the same: Hunter#2024".
-_PASSWORD_NEAR = re.compile(
+_PASSWORD_NEAR = compile_on_use(
     rf"(?<![A-Za-z])(?:{_PASSWORD}|pass(?:phrase|code)|pwd|pw)\b(?P<w>[^.!?\n]{{0,40}}[^\s]*)",
     re.I,
 )
 # A word of the window after a password word: each is tried ("the same password everywhere:
 # Qwerty!234" has its value after a word that ends in a colon).
-_NEAR_TOKEN = re.compile(r"(?<![\w@/.:-])[^\s/@]{6,64}(?=[\s,.;!?)]*(?:\s|$))")
-_BEARER = re.compile(r"\bbearer\s+(?P<v>[A-Za-z0-9._~+/=-]{16,})", re.I)
+_NEAR_TOKEN = compile_on_use(r"(?<![\w@/.:-])[^\s/@]{6,64}(?=[\s,.;!?)]*(?:\s|$))")
+_BEARER = compile_on_use(r"\bbearer\s+(?P<v>[A-Za-z0-9._~+/=-]{16,})", re.I)
 
-_SECRET_WORD_NEAR = re.compile(
+_SECRET_WORD_NEAR = compile_on_use(
     r"(?:key|token|secret|passw|pwd|creds?|credential|bearer|auth|apikey|signature|sig)"
     r"[^.!?\n]{0,40}$",
     re.I,
 )
 # Words between the keyword and a long string that say it is not a secret after all.
-_NOT_SECRET_CONTEXT = re.compile(
+_NOT_SECRET_CONTEXT = compile_on_use(
     r"(?:commit|hash|sha\d*|md5|digest|checksum|uuid|guid|fingerprint|request|build|trace"
     r"|order|tracking|id\b|version)",
     re.I,
 )
-_LONG_TOKEN = re.compile(r"(?<![\w/+=.-])[A-Za-z0-9+/=_-]{16,}(?![\w/+=-])")
-_NON_SPACE = re.compile(r"\S+")
+_LONG_TOKEN = compile_on_use(r"(?<![\w/+=.-])[A-Za-z0-9+/=_-]{16,}(?![\w/+=-])")
+_NON_SPACE = compile_on_use(r"\S+")
 
 
 def _plausible(value: str, noun: str) -> bool:
@@ -291,15 +292,15 @@ def _token_spans(text: str, values: Iterable[str]) -> set[tuple[int, int]]:
 
 # Cheap tests that decide which groups of patterns can match at all: every provider token
 # is one run of 16+ characters without spaces; every conversational form names a secret.
-_LONG_RUN = re.compile(r"[^\s]{16,}")
-_SECRET_HINT = re.compile(
+_LONG_RUN = compile_on_use(r"[^\s]{16,}")
+_SECRET_HINT = compile_on_use(
     rf"(?:{_PASSWORD})|\b(?:pass(?:phrase|code)?s?|pwd|pw|pin|code|combo|combination|\w*keys?|secrets?|"
     r"\w*tokens?|creds?|credentials|login|log(?:ged|ging)?[\s-]?[io]n|account|seed|recovery|"
     r"mnemonic|backup|contrase[ñn]as?|kennwort|passwort|bearer|auth\w*|api\w*)\b",
     re.I,
 )
 # Stems of the cue words in other languages (and Chinese characters for secrets).
-_INTL_HINT = re.compile(
+_INTL_HINT = compile_on_use(
     r"\b(?:pass|kenn?w|mots?\s+de\s+pass|mdp|contras|clave|c[oó]digo|\w*code|pin|nip|senha|"
     r"chiave|chave|cl[eé]|schl[üu]ssel|zugang|geheim|sicherheit|digicode|identifiants|llave|"
     r"parola|t[üu]rcode|passwort|m?tan\b|best[äa]tigungscode)"
@@ -355,7 +356,7 @@ def find(text: str) -> Iterator[Finding]:
 
 # Talk about passwords in general: "the most common password is 123456", "die häufigste PIN
 # ist 1234", "le mot de passe par défaut est admin".
-_GENERIC_BEFORE = re.compile(
+_GENERIC_BEFORE = compile_on_use(
     r"(?i:most\s+(?:common|popular|used)|commonest|default|worst|weakest|typical|popular|"
     r"example|sample|häufigste\w*|beliebteste\w*|Standard|schlechteste\w*|plus\s+(?:courant|utilis[ée])"
     r"|pire|par\s+d[ée]faut|d['\u2019]exemple|m[áa]s\s+(?:com[úu]n|usad[oa])|peor|por\s+defecto"
@@ -363,7 +364,7 @@ _GENERIC_BEFORE = re.compile(
 )
 
 
-_POSSESSIVE = re.compile(
+_POSSESSIVE = compile_on_use(
     r"(?i:\b(?:my|our|your|mein\w*|unser\w*|dein\w*|mon|ma|mes|notre|ton|ta|mi|mis|nuestr\w*|tu)\b)"
     r"|我的|我们的|你的"
 )
@@ -371,7 +372,7 @@ _POSSESSIVE = re.compile(
 
 # The noun names what a tool holds, not a secret: "mon gestionnaire de mots de passe est
 # top", "mi gestor de contraseñas es buenísimo", "el generador de claves".
-_TOOL_BEFORE = re.compile(
+_TOOL_BEFORE = compile_on_use(
     r"(?i:gestionnaire|g[ée]n[ée]rateur|coffre-fort|gestor|administrador|generador|b[óo]veda"
     r"|gerenciador|gestore|generatore)\s+(?:de\s+|d['\u2019]\s*|des\s+|di\s+)?$"
 )
@@ -448,8 +449,8 @@ def _conversational(text: str) -> Iterator[Finding]:
 
 # A PIN said digit by digit: "PIN: 4 8 1 9", "pin number 8-1-4-2", "code de l'alarme est
 # 4 7 7 1", "支付密码 1 3 5 7". The noun is any PIN or password word in the cue languages.
-_SPACED_DIGITS_HINT = re.compile(r"\d[ .-]\d[ .-]\d[ .-]\d")
-_SPACED_PIN = re.compile(
+_SPACED_DIGITS_HINT = compile_on_use(r"\d[ .-]\d[ .-]\d[ .-]\d")
+_SPACED_PIN = compile_on_use(
     rf"(?<![A-Za-z])(?P<noun>{_PIN_NOUN}|{_PASSWORD}|pass(?:code|phrase)|pwd|pw|{cues.PIN_NOUNS_EU}"
     rf"|{cues.SECRET_NOUNS_EU}|{cues.PIN_NOUNS_ZH}|{cues.SECRET_NOUNS_ZH})(?![A-Za-z])"
     r"[^\d\n.!?]{0,24}?(?<!\d)(?P<v>\d(?:[ .-]\d){3,7})(?![\d]|[ .-]\d)",
@@ -469,30 +470,30 @@ _OTP_NOUN = (
     r"|c[óo]digo\s+(?:por\s+)?SMS|(?:Bestätigungs|Verifizierungs|Sicherheits|Einmal|Anmelde"
     r"|Login|SMS)-?[Cc]ode|m?TAN|Einmalpasswort|验证码|校验码|动态码|短信码|动态密码"
 )
-_OTP = re.compile(
+_OTP = compile_on_use(
     rf"(?<![A-Za-z])(?P<noun>(?i:{_OTP_NOUN}))(?![A-Za-z])[^\d\n!?.]{{0,40}}?"
     r"(?<![\d.,:/-])(?P<v>\d{2,4}(?:[ -]\d{2,4}){1,2}|\d(?: \d){3,7}|\d{4,8})(?![\d]|[.,:/]\d)"
 )
 # The code first, then what it is: "520470 is the code the bank just texted", "861231 c'est le
 # code reçu par SMS". Only when the sentence says it came by message or is for logging in.
-_OTP_FIRST = re.compile(
+_OTP_FIRST = compile_on_use(
     r"(?<![\d.,:/-])(?P<v>\d{4,8})\s+(?i:is|was|c['\u2019]est|es|era|ist|war|是)\s+"
     r"(?i:(?:the|le|el|der|die|das|my|mi|mon|ton|tu)\s+)?(?i:code|c[óo]digo|codice)\b"
 )
-_OTP_HINT = re.compile(
+_OTP_HINT = compile_on_use(
     r"(?i:sms|text(?:ed)?|bank|banque|banco|verif\w*|confirm\w*|valid\w*|login|log\s+in|2fa"
     r"|otp|virement|transfer\w*|überweisung|transferencia|短信|银行)"
 )
-_ERROR_BEFORE = re.compile(r"(?i:error|fehler|erreur|status|http|version|v)\s*$")
-_CLOCK_AFTER = re.compile(r"\s*(?i:am|pm|h\b|uhr|hrs|heures?|horas?)")
+_ERROR_BEFORE = compile_on_use(r"(?i:error|fehler|erreur|status|http|version|v)\s*$")
+_CLOCK_AFTER = compile_on_use(r"\s*(?i:am|pm|h\b|uhr|hrs|heures?|horas?)")
 # What may stand between the noun and the code: nothing, a colon, or a few words that end in
 # a copula ("they texted me is", "reçu par SMS :"); not "for the building changed in".
-_OTP_GAP = re.compile(
+_OTP_GAP = compile_on_use(
     r"\s*(?:(?:[^\s\d]+\s+){0,5}?(?i:is|was|est|c['\u2019]est|es|era|ist|lautet|war|是|为))?"
     r"\s*[:=]?\s*"
 )
-_YEAR = re.compile(r"(?:19|20)\d\d")
-_WORD_NEXT = re.compile(r"\s+[A-Za-z]")
+_YEAR = compile_on_use(r"(?:19|20)\d\d")
+_WORD_NEXT = compile_on_use(r"\s+[A-Za-z]")
 
 
 def find_pins(text: str) -> Iterator[Finding]:
@@ -532,11 +533,11 @@ def find_pins(text: str) -> Iterator[Finding]:
 
 _CODE_STEMS = ("code", "digo", "codice", "pin", "pass")
 _CODE_TEST = substring_test(_CODE_STEMS)
-_UNIT_AFTER = re.compile(
+_UNIT_AFTER = compile_on_use(
     r"\s*(?i:words?|lines?|pages?|characters?|chars|people|members|users|euros?|dollars?"
     r"|Wörter|Zeilen|Seiten|mots|lignes|palabras|l[íi]neas|%|km|kg)\b"
 )
-_CODE_NOUN_END = re.compile(r"(?i:code(?:\s+(?:to|for)\s+.*)?)$")
+_CODE_NOUN_END = compile_on_use(r"(?i:code(?:\s+(?:to|for)\s+.*)?)$")
 
 
 def _public_code(text: str, noun_start: int, m: re.Match[str]) -> bool:
@@ -549,8 +550,8 @@ def _public_code(text: str, noun_start: int, m: re.Match[str]) -> bool:
 
 # A cloud access key id, then its secret a few characters on, labelled or not: "LTAI5t... /
 # 9fKq2...", "AccessKey ID: LTAI... AccessKey Secret: ...", "AKIA... wJalr...", "AK ... SK ...".
-_KEY_ID = re.compile(r"(?<![\w-])(?:AKIA|ASIA|LTAI|AKID)[0-9A-Za-z]{12,32}(?![\w-])")
-_PAIRED_SECRET = re.compile(r"(?<![\w/+=-])[A-Za-z0-9/+=]{20,64}(?![\w/+=-])")
+_KEY_ID = compile_on_use(r"(?<![\w-])(?:AKIA|ASIA|LTAI|AKID)[0-9A-Za-z]{12,32}(?![\w-])")
+_PAIRED_SECRET = compile_on_use(r"(?<![\w/+=-])[A-Za-z0-9/+=]{20,64}(?![\w/+=-])")
 
 
 def _key_pairs(text: str) -> Iterator[Finding]:
@@ -578,14 +579,14 @@ def _keyword_near_entropy(text: str) -> Iterator[Finding]:
 
 
 # -- other languages ------------------------------------------------------------------------
-_ZH_SECRET = re.compile(
+_ZH_SECRET = compile_on_use(
     rf"(?P<noun>{cues.SECRET_NOUNS_ZH}|{cues.PIN_NOUNS_ZH})"
     # "密码我改成了 ...", "密码已经换成了 ...": a few characters, then a verb of setting
     r"(?:[\u4e00-\u9fff]{1,6}?(?=改成|改为|设置为|设为|换成))?"
     rf"{cues.COPULA_ZH}"
     r"(?:[\u300c\u300e\u201c]\s?)?(?P<v>[!-~]{3,80})"
 )
-_EU_SECRET = re.compile(
+_EU_SECRET = compile_on_use(
     rf"(?<![\w-])(?P<noun>{cues.SECRET_NOUNS_EU}|{cues.PIN_NOUNS_EU})"
     # "das Passwort für das WLAN ist ...", "la contraseña del wifi es ..."
     r"(?:\s+(?:für|fuer|fürs|fuers|vom|von|des|der|zum|zur|beim|bei|im|am|meiner|meines|meinem"
@@ -600,7 +601,7 @@ _EU_SECRET = re.compile(
 )
 # A few words of any kind between the noun and the verb ("mot de passe wifi Livebox-8F21
 # c'est ..."): then the value must look machine-made.
-_EU_SECRET_LOOSE = re.compile(
+_EU_SECRET_LOOSE = compile_on_use(
     rf"(?<![\w-])(?P<noun>{cues.SECRET_NOUNS_EU}|{cues.PIN_NOUNS_EU})"
     r"(?:\s+[\w'\u2019.-]+){1,4}?"
     rf"{cues.COPULA_EU}"
@@ -608,15 +609,15 @@ _EU_SECRET_LOOSE = re.compile(
     re.I,
 )
 # A passphrase named as one, quoted, in any script: "密码短语:“猫在月亮上跳舞”"
-_ZH_PHRASE = re.compile(
+_ZH_PHRASE = compile_on_use(
     r"(?:密码|密碼|口令)(?:短语|短句|句子)\s*(?:是|为|為|:)?\s*"
     r"[\u201c\u300c\u300e\"](?P<q>[^\u201d\u300d\u300f\"\n]{2,80})[\u201d\u300d\u300f\"]"
 )
-_ELISION = re.compile(r"^\w['\u2019]")
-_EU_PIN = re.compile(rf"(?:{cues.PIN_NOUNS_EU})$", re.I)
-_EU_LOOSE = re.compile(r"clave|mdp|identifiants|zugangsdaten|llave\s+privada", re.I)
-_ZH_PIN = re.compile(rf"(?:{cues.PIN_NOUNS_ZH})$")
-_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_ELISION = compile_on_use(r"^\w['\u2019]")
+_EU_PIN = compile_on_use(rf"(?:{cues.PIN_NOUNS_EU})$", re.I)
+_EU_LOOSE = compile_on_use(r"clave|mdp|identifiants|zugangsdaten|llave\s+privada", re.I)
+_ZH_PIN = compile_on_use(rf"(?:{cues.PIN_NOUNS_ZH})$")
+_CJK_CHAR = compile_on_use(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
 def find_multilingual(text: str) -> Iterator[Finding]:
@@ -664,7 +665,7 @@ def find_multilingual(text: str) -> Iterator[Finding]:
             yield Finding(CATEGORY, start, end)
 
 
-_CODE_NOUN = re.compile(r"(?i:code|c[óo]digo)\s*$")
+_CODE_NOUN = compile_on_use(r"(?i:code|c[óo]digo)\s*$")
 
 
 def _eu_plausible(value: str, noun: str) -> bool:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ..lazy_patterns import compile_on_use
 from . import cues, spelled
 from ._text import NOT_A_VALUE, prose_shaped, substring_test, trim_value
 from .findings import Finding
@@ -29,7 +30,7 @@ CATEGORY = "credential"
 # (PASSWORD_MIN_LENGTH, TOKEN_TTL, KEY_SIZE) are settings, not secrets.
 _LOOSE_PARTS = r"TOKEN|KEY|APIKEY|AUTH|CREDENTIALS?|CREDS"
 _SECRET_PARTS = rf"PASS(?:WORD|WD|PHRASE|CODE)?|PWD|PW|PSK|PIN|SECRET|{_LOOSE_PARTS}"
-_ENV = re.compile(
+_ENV = compile_on_use(
     r"(?<![\w$.{}/-])[\"']?"
     rf"(?P<name>(?:[A-Z][A-Z0-9]*_)*(?P<part>{_SECRET_PARTS})(?:_\d{{1,2}})?"
     rf"|(?:[a-z][a-z0-9]*_)+(?P<lpart>(?i:{_SECRET_PARTS}))(?:_\d{{1,2}})?)"
@@ -38,7 +39,7 @@ _ENV = re.compile(
 )
 # An unquoted value ends its line or clause: what follows is nothing, punctuation, a comment,
 # or another assignment. "api_key: see the docs" is a sentence, not a value.
-_VALUE_ENDS = re.compile(
+_VALUE_ENDS = compile_on_use(
     r"[ \t]*(?:$|[\n;,#)\]}]|[.!?](?:\s|$)|[ \t]+(?:and|&&|und|et|y)\b"
     r"|[ \t]+[\"']?[A-Za-z_][\w.]*[\"']?[ \t]*[=:])"
 )
@@ -47,7 +48,7 @@ _NOT_SET = frozenset(
 )
 _ENV_STEMS = ("pass", "pwd", "pw", "psk", "pin", "secret", "token", "key", "auth", "cred")
 _ENV_TEST = substring_test(_ENV_STEMS)
-_ASSIGN = re.compile(r"\w[\"']?[ \t]*[=:]")
+_ASSIGN = compile_on_use(r"\w[\"']?[ \t]*[=:]")
 
 
 def _env(text: str) -> Iterator[Finding]:
@@ -98,7 +99,7 @@ _LOGIN_PLACE_ZH = (
 # Movies2023", "WLAN: FRITZ!Box 7590 / 4821...", "netflix: familia.ruiz / Pelis_Finde22". The
 # label is one word, then up to two more words for a place or an account: a place a login
 # opens, a capitalised name, or (before a colon) any word.
-_USER_SLASH = re.compile(
+_USER_SLASH = compile_on_use(
     rf"(?:(?<![\w-])(?P<label>(?i:{_LOGIN_PLACE}|{_LOGIN_WORDS})|(?P<cap>[A-Z][\w!&.+-]{{1,20}})"
     rf"|(?P<low>[a-z][\w!&.+-]{{1,20}})(?=[ \t]*:))(?P<more>(?:[ \t]+(?i:{_LOGIN_PLACE}"
     rf"|{_LOGIN_WORDS})(?![\w-])){{0,2}})|(?P<zh>{_LOGIN_PLACE_ZH}))"
@@ -106,28 +107,28 @@ _USER_SLASH = re.compile(
     r"(?P<user>[^\s/|]{2,40}(?:[ \t][^\s/|:]{1,20}){0,2}?)[ \t]*(?:/|\|)[ \t]*"
     r"(?P<v>[^\s/|]{3,64})"
 )
-_PLACE_LABEL = re.compile(rf"(?i:{_LOGIN_PLACE}|{_LOGIN_WORDS})")
-_ACCOUNT_LIKE = re.compile(r"[\d@._]|^(?i:admin|root|guest|user|pi|ubnt|administrator)$")
+_PLACE_LABEL = compile_on_use(rf"(?i:{_LOGIN_PLACE}|{_LOGIN_WORDS})")
+_ACCOUNT_LIKE = compile_on_use(r"[\d@._]|^(?i:admin|root|guest|user|pi|ubnt|administrator)$")
 # "wifi pass sunflower22", "bank pin 4471", "wlan key: 8842...", "router pw is admin123"
-_PLACE_SHORT = re.compile(
+_PLACE_SHORT = compile_on_use(
     rf"(?:(?<![\w-])(?i:{_LOGIN_PLACE})|{_LOGIN_PLACE_ZH})[\s-]+(?P<noun>(?i:pass|pw|pwd|passwd|key|code|pin|psk))"
     r"(?![\w-])\s*(?::|=|-|(?i:is|ist|est|es))?\s*(?P<v>[^\s\"'\u201c\u2018`]{3,64})"
 )
 # A line or clause that starts with the short form: "code: 4471", "key: Zebra-Crossing-12",
 # "pin = 0815"; and a dash after a password word: "pwd - bluebird", "Passwort - Sonne77" (any dash).
-_LINE_SHORT = re.compile(
+_LINE_SHORT = compile_on_use(
     r"(?:^|(?<=[\n;(|]))[ \t]*(?P<noun>(?i:code|pin|key|pass|pw|pwd|passwd))[ \t]*[:=][ \t]*"
     r"(?P<v>[^\s\"'\u201c\u2018`]{3,64})",
     re.M,
 )
-_DASH = re.compile(
+_DASH = compile_on_use(
     rf"(?<![\w-])(?P<noun>(?i:pwd|pw|passwd|pass|password|passwort|kennwort|mdp|mot\s+de\s+passe"
     rf"|contrase[ñn]a|clave|{cues.SECRET_NOUNS_ZH}))[ \t]+[-\u2013\u2014][ \t]+"
     r"(?P<v>[^\s\"'\u201c\u2018`]{3,64})"
 )
 # Spanish chat shortens contraseña: "y la contra es luna2014!!", "contra del banco santander
 # es ..." (and "la contra es que ..." is "the downside is that": the value must look made up).
-_CONTRA = re.compile(
+_CONTRA = compile_on_use(
     r"(?<![\w-])(?P<noun>(?i:contra))(?:\s+(?i:del?|de\s+la|de\s+mi|para(?:\s+el|\s+la)?)"
     r"(?:\s+[\w.-]+){1,3}?)?\s*(?::|=|\s(?i:es|era)\b)\s*(?P<v>[^\s\"'\u201c\u2018`]{3,64})"
 )
@@ -157,7 +158,7 @@ def _user_slash(text: str) -> Iterator[Finding]:
             yield Finding(CATEGORY, start, end)
 
 
-_LETTERS = re.compile(r"[^\W\d_]+")
+_LETTERS = compile_on_use(r"[^\W\d_]+")
 
 
 def _same_shape(user: str, value: str) -> bool:
@@ -178,7 +179,7 @@ def _short_forms(text: str) -> Iterator[Finding]:
 
 # "2.4 / 5GHz", "192.168.1.1 / 255.255.255.0", "3.0 / 3.10.12": a measure, an address or a
 # version; a WPA key of digits alone is long ("4821 3390 5518 2647 3").
-_NUMBERISH = re.compile(r"[\d.,:%+-]+|\d+(?:[.,]\d+)?[a-zA-Z%]{1,3}")
+_NUMBERISH = compile_on_use(r"[\d.,:%+-]+|\d+(?:[.,]\d+)?[a-zA-Z%]{1,3}")
 
 
 def _numberish(value: str) -> bool:
@@ -207,7 +208,7 @@ def _word_ok(value: str) -> bool:
     )
 
 
-_CLAUSE_END = re.compile(r"[ \t]*(?:$|[\n;,)\]]|[.!?](?:\s|$)|\s+(?:and|but|or|und|et|y)\b)")
+_CLAUSE_END = compile_on_use(r"[ \t]*(?:$|[\n;,)\]]|[.!?](?:\s|$)|\s+(?:and|but|or|und|et|y)\b)")
 
 
 def _ends_clause(text: str, pos: int) -> bool:
@@ -225,7 +226,7 @@ _QUOTED = (
     r"[\"'\u201d\u2019`\u00bb\u201c]"
 )
 _RAW = r"(?P<v>[^\s\"'\u201c\u2018`\u00ab\u201e][^\s]*)"
-_IT_SET_TO = re.compile(
+_IT_SET_TO = compile_on_use(
     r"(?i:\b(?:set|changed|change|reset|updated)\s+(?:it|that|this"
     r"|the\s+new\s+one)\s+(?:to|into|as)\s+"
     r"|\b(?:the\s+)?new\s+one(?:['\u2019]s|\s+is|\s*:)\s+|\bit['\u2019]s\s+now\s+"
@@ -246,7 +247,7 @@ _IT_SET_TO = re.compile(
     rf"(?:{_QUOTED}|{_RAW})"
 )
 # The password named before, not a tool or a page about passwords.
-_NOUN_BEFORE = re.compile(
+_NOUN_BEFORE = compile_on_use(
     rf"(?<![A-Za-z])(?:{_NOUN_ANY})(?![A-Za-z])"
     r"(?!\s+(?i:manager|generator|policy|reset|hint|field|app|vault|rules?)\b)"
 )
@@ -281,7 +282,7 @@ def _set_to(text: str) -> Iterator[Finding]:
 # The password named with its verb, in French, Spanish and German (English: credentials'
 # _CHANGED_TO): "changé le mot de passe du laptop en ...", "cambié la clave del banco a ...",
 # "hab das WLAN-Passwort auf ... geändert" (German puts the value before the verb).
-_CHANGED_NOUN_TO = re.compile(
+_CHANGED_NOUN_TO = compile_on_use(
     r"(?i:\b(?:chang[ée]e?|modifi[ée]e?|mis|remplac[ée]e?|cambi[ée]|cambiado|puse|puesto"
     r"|actualic[ée]|actualizado|dej[ée])\s+"
     r"(?:(?:le|la|les|mon|ma|mes|ton|ta|el|mi|mis|tu)\s+|l['\u2019])?(?:[\w'\u2019-]+\s+){0,2}?)"
@@ -319,11 +320,11 @@ def _changed_to(text: str) -> Iterator[Finding]:
             yield Finding(CATEGORY, start, end)
 
 
-_CODE_WORD = re.compile(r"(?i:c[óo]digo|code)")
+_CODE_WORD = compile_on_use(r"(?i:c[óo]digo|code)")
 
 
 # -- spelled out -----------------------------------------------------------------------------
-_SPELLED = re.compile(
+_SPELLED = compile_on_use(
     rf"(?:(?<![A-Za-z]){_NOUN_ANY}(?![A-Za-z])|(?i:\b(?:door|gate|alarm|garage|lock|safe|"
     rf"entry|access|security|unlock|keypad|building)\s+code\b)|{cues.PIN_NOUNS_ZH}"
     rf"|{cues.SECRET_NOUNS_ZH}|(?<![\w-])(?:{cues.PIN_NOUNS_EU})(?![\w-]))"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..lazy_patterns import compile_on_use
 from . import actors, places, times
 from .detectors import classify, placeholder
 from .findings import T3_CATEGORIES, Finding
@@ -37,13 +38,13 @@ class Generalised:
     remaining: list[Finding] = field(default_factory=list)
 
 
-_CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
-_AT_LIKE = re.compile(r"\b(?:at|around|about|round)\s+$", re.I)
-_OTHER_PREP = re.compile(r"\b(?:by|before|after|until|till|since|from|for|to)\s+$", re.I)
-_THE = re.compile(r"\bthe\s+$", re.I)
-_CORNER_OF = re.compile(r"\b(?:the\s+)?corner\s+of\s+$", re.I)
+_CJK = compile_on_use(r"[\u3040-\u30ff\u4e00-\u9fff]")
+_AT_LIKE = compile_on_use(r"\b(?:at|around|about|round)\s+$", re.I)
+_OTHER_PREP = compile_on_use(r"\b(?:by|before|after|until|till|since|from|for|to)\s+$", re.I)
+_THE = compile_on_use(r"\bthe\s+$", re.I)
+_CORNER_OF = compile_on_use(r"\b(?:the\s+)?corner\s+of\s+$", re.I)
 # A coarser place right after a neighbourhood: "Brooklyn, New York", "Capitol Hill in Seattle".
-_COARSER_AFTER = re.compile(r"(?:,\s*|\s+in\s+)(?=[A-Z])")
+_COARSER_AFTER = compile_on_use(r"(?:,\s*|\s+in\s+)(?=[A-Z])")
 _TIME_AFTER_AT = {
     "early morning": "early in the morning",
     "morning": "in the morning",
@@ -52,12 +53,12 @@ _TIME_AFTER_AT = {
     "evening": "in the evening",
     "night": "at night",
 }
-_PREP_IN_LANGUAGE = re.compile(
+_PREP_IN_LANGUAGE = compile_on_use(
     r"(?:(?P<de>\b(?:um|gegen|ab|bis|von))|(?P<fr>(?<!\w)(?:à|vers|dès|avant|après|jusqu['\u2019]à))"
     r"|(?P<es>\b(?:a|hacia|sobre|desde|hasta|antes\s+de|después\s+de)\s+las?))\s+$",
     re.I,
 )
-_ZH_DAYPART_BEFORE = re.compile(rf"(?:{times.ZH_DAYPART})\s*$")
+_ZH_DAYPART_BEFORE = compile_on_use(rf"(?:{times.ZH_DAYPART})\s*$")
 _PARTS = {
     "de": {
         "early morning": "frühmorgens", "morning": "vormittags", "midday": "mittags",

@@ -12,12 +12,12 @@ its scope: the T3 detectors for a scoped partition, every detector for public te
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 from ..errors import IdentifierRefused, InvalidInput, PrivateDataRefused
+from ..lazy_patterns import compile_on_use
 from ..model import Scope
 from .findings import IDENTIFIER_CATEGORIES, T3_CATEGORIES
 from .normalise import without_disguise
@@ -39,8 +39,8 @@ Mode = Literal["refuse", "redact"]
 LABEL_MAX = 64
 # Metadata labels (kind, source skill, T1 skill names): lower-case words, digits and single
 # separators. No spaces, colons or at-signs, so no sentence, actor id or address fits.
-_LABEL = re.compile(r"[a-z0-9]+(?:[-_.][a-z0-9]+)*")
-_SPACES = re.compile(r"\s+")
+_LABEL = compile_on_use(r"[a-z0-9]+(?:[-_.][a-z0-9]+)*")
+_SPACES = compile_on_use(r"\s+")
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ..lazy_patterns import compile_on_use
 from ._text import COPULA, NOT_A_VALUE, token_end, trim_value
 from .findings import Finding
 
-_MENTION = re.compile(r"(?<![\w.@/])@(?P<h>[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,38}[A-Za-z0-9_])?)")
+_MENTION = compile_on_use(r"(?<![\w.@/])@(?P<h>[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,38}[A-Za-z0-9_])?)")
 # Decorators, annotations and chat broadcasts look like mentions but name nobody.
 _NOT_HANDLES = frozenset(
     """here channel everyone all team property staticmethod classmethod abstractmethod
@@ -21,9 +22,9 @@ _NOT_HANDLES = frozenset(
     wraps contextmanager asynccontextmanager fixture mark validator field_validator
     model_validator computed_field total_ordering singledispatch njit jit""".split()
 )
-_CODE_CONTEXT = re.compile(r"(?:decorat|annotat|import|def |class |\.py\b|syntax|@@)", re.I)
-_DISCORD = re.compile(r"(?<![\w#])(?P<h>[A-Za-z0-9_.]{2,32}#\d{4})(?![\w#])")
-_REDDIT = re.compile(r"(?<![\w/])/?u/(?P<h>[A-Za-z0-9_-]{3,20})\b")
+_CODE_CONTEXT = compile_on_use(r"(?:decorat|annotat|import|def |class |\.py\b|syntax|@@)", re.I)
+_DISCORD = compile_on_use(r"(?<![\w#])(?P<h>[A-Za-z0-9_.]{2,32}#\d{4})(?![\w#])")
+_REDDIT = compile_on_use(r"(?<![\w/])/?u/(?P<h>[A-Za-z0-9_-]{3,20})\b")
 _PLATFORMS = (
     r"github|gitlab|bitbucket|twitter|x|instagram|insta|ig|tiktok|snapchat|snap|telegram|"
     r"discord|slack|reddit|twitch|youtube|steam|xbox|psn|playstation|nintendo|switch|"
@@ -37,26 +38,28 @@ _HANDLE_NOUN = (
     rf"|(?:my|his|her|their)\s+(?:{_PLATFORMS})"
 )
 _HANDLE_TOKEN = r"(?P<h>@?[A-Za-z0-9_][A-Za-z0-9_.-]{1,38})"
-_CUED_HANDLE = re.compile(
+_CUED_HANDLE = compile_on_use(
     rf"(?<![\w-])(?i:{_HANDLE_NOUN})(?:\s+(?i:on|for|at)\s+(?:the\s+)?[\w.-]+(?:\s+[\w.-]+)?)?"
     rf"{COPULA}{_HANDLE_TOKEN}"
 )
-_ADD_ME = re.compile(
+_ADD_ME = compile_on_use(
     rf"\b(?i:add|follow|find|friend|dm|message)\s+me(?:\s+(?i:on|at)\s+[\w.]+)?\s*:?\s+"
     rf"{_HANDLE_TOKEN}"
 )
-_POST_AS = re.compile(
+_POST_AS = compile_on_use(
     rf"\b(?i:(?:post|go|play|stream|known)\s+as|go\s+by|I'm|I\s+am)\s+{_HANDLE_TOKEN}"
     rf"(?=\s+(?i:on|in)\s+(?:{_PLATFORMS})\b)"
 )
 # With a platform named anywhere, a handle-shaped word after "I'm" / "as" / ":" is a handle.
-_PLATFORM_WORD = re.compile(rf"\b(?:{_PLATFORMS})\b", re.I)
-_SHAPED_AFTER_CUE = re.compile(rf"(?:\bI['\u2019]m|\bI\s+am|\bas|\bme|:)\s+{_HANDLE_TOKEN}", re.I)
-_USER_SLASH = re.compile(
+_PLATFORM_WORD = compile_on_use(rf"\b(?:{_PLATFORMS})\b", re.I)
+_SHAPED_AFTER_CUE = compile_on_use(
+    rf"(?:\bI['\u2019]m|\bI\s+am|\bas|\bme|:)\s+{_HANDLE_TOKEN}", re.I
+)
+_USER_SLASH = compile_on_use(
     r"\b(?:login|credentials|creds|account)(?:\s+is|\s*:)?\s+(?P<h>[A-Za-z0-9_.@-]{3,})\s*/\s*\S",
     re.I,
 )
-_LOGIN_USER = re.compile(
+_LOGIN_USER = compile_on_use(
     r"\blog(?:ged|ging)?[\s-]?(?:in|on)\s+(?:with|as|using)\s+(?P<h>[A-Za-z0-9_.@-]{3,})\s*"
     r"(?:and|with|/|,)",
     re.I,
@@ -107,7 +110,7 @@ def _handle_shaped(value: str, phrase: str) -> bool:
     return bool(re.search(r"[\d_.@-]|[a-z][A-Z]", value))
 
 
-_HOME_PATH = re.compile(
+_HOME_PATH = compile_on_use(
     r"(?:/home/|/Users/|/export/home/|/var/home/)[^\s/\"']+(?:/[^\s\"']*)?"
     r"(?:\s[A-Z][\w.-]*(?=/)[^\s\"']*)*"
     r"|\b[A-Za-z]:[\\/]+(?:Users|Documents and Settings)[\\/]+[^\s\\/\"']+(?:[\\/][^\s\"']*)?"

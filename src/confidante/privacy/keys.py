@@ -8,27 +8,27 @@ only with the ``0x`` prefix and no hash word before it; Base58Check keys are che
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Iterator
 
+from ..lazy_patterns import compile_on_use
 from .findings import Finding
 
 CATEGORY = "credential"
 
 _B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 _B58_INDEX = {ch: i for i, ch in enumerate(_B58)}
-_HEX_KEY = re.compile(r"(?<![\w])0x[0-9a-fA-F]{64}(?![0-9a-fA-F\w])")
-_WIF = re.compile(
+_HEX_KEY = compile_on_use(r"(?<![\w])0x[0-9a-fA-F]{64}(?![0-9a-fA-F\w])")
+_WIF = compile_on_use(
     r"(?<![\w])(?:5[HJK][1-9A-HJ-NP-Za-km-z]{49}|[KLc][1-9A-HJ-NP-Za-km-z]{51})(?!\w)"
 )
-_EXTENDED = re.compile(r"(?<![\w])[xyztuv]prv[1-9A-HJ-NP-Za-km-z]{100,112}(?!\w)")
-_LONG_B58 = re.compile(r"(?<![\w])[1-9A-HJ-NP-Za-km-z]{80,90}(?!\w)")
-_KEY_RUN = re.compile(r"[0-9A-Za-z]{50}")
-_HASH_WORD = re.compile(
+_EXTENDED = compile_on_use(r"(?<![\w])[xyztuv]prv[1-9A-HJ-NP-Za-km-z]{100,112}(?!\w)")
+_LONG_B58 = compile_on_use(r"(?<![\w])[1-9A-HJ-NP-Za-km-z]{80,90}(?!\w)")
+_KEY_RUN = compile_on_use(r"[0-9A-Za-z]{50}")
+_HASH_WORD = compile_on_use(
     r"(?i:tx|txid|txn|transaction|hash|digest|sha-?256|keccak|block|commit|address|contract|"
     r"topic|event|signature|sig|交易|哈希)\W{0,12}(?:\w+\W{1,3}){0,2}$"
 )
-_KEY_WORD = re.compile(
+_KEY_WORD = compile_on_use(
     r"(?i:private|secret|key|seed|wallet|phantom|solana|keypair|私钥|密钥|钱包|schlüssel|clé|"
     r"clave|chiave|chave)[^.!?\n]{0,40}$"
 )

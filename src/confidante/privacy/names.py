@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from functools import cache
 from importlib.resources import files
 
+from ..lazy_patterns import compile_on_use
 from .findings import Finding
 
 CATEGORY = "person_name"
@@ -35,7 +36,7 @@ _ADJ = (
     r"(?:(?:best|old|close|new|little|big|older|younger|elder|late|dear|step|twin|baby|"
     r"oldest|youngest|eldest|former|current|good)[\s-]+)*"
 )
-_STRONG_BEFORE = re.compile(
+_STRONG_BEFORE = compile_on_use(
     rf"(?:\b(?:my|our|his|her|their|your|\w+['\u2019]s)\s+{_ADJ}(?:{_RELATIONS})s?\s*,?\s*"
     r"(?:(?:is|was)\s+(?:named|called)\s+|(?:named|called)\s+)?"
     r"|\b(?i:mr|mrs|ms|miss|mx|dr|prof|professor|sir|dame|aunt|auntie|uncle|grandma|grandpa|"
@@ -49,7 +50,7 @@ _STRONG_BEFORE = re.compile(
     re.I,
 )
 # Verbs and words that directly precede a person; "call Fatima", "with Lukas".
-_SOCIAL_BEFORE = re.compile(
+_SOCIAL_BEFORE = compile_on_use(
     r"\b(?:with|and|tell|told|telling|ask|asked|asking|ping|pinged|text|texted|texting|call|"
     r"reach|contact|ring|notify|inform|update|warn|dm|pay|paid|give|gave|show|showed|bring|"
     r"calling|email|emailed|message|messaged|remind|reminded|let|meet|met|meeting|see|saw|"
@@ -64,12 +65,12 @@ _SOCIAL_BEFORE = re.compile(
     re.I,
 )
 # Lower-case names ("ask mike about ...") only straight after these.
-_LOWER_BEFORE = re.compile(
+_LOWER_BEFORE = compile_on_use(
     r"\b(?:ask|asked|tell|told|ping|text|texted|call|email|emailed|message|remind|let|cc|dm|"
     r"meet|met|with|thank|thanks|hi|hey|hello|dear|invite|visit|and)\s+$",
     re.I,
 )
-_AFTER = re.compile(
+_AFTER = compile_on_use(
     r"^(?:['\u2019]s\s+(?:birthday|wedding|party|house|home|place|flat|apartment|mom|mum|dad|"
     r"number|email|phone|car|dog|cat|kids?|wife|husband|partner|boyfriend|girlfriend|"
     r"son|daughter|baby|funeral|graduation|office|desk|idea|plan|advice)"
@@ -89,7 +90,7 @@ _AFTER = re.compile(
 )
 # What someone does in a community, said of a plain first name (and surname): "Marcus runs
 # the raids", "Priya Patel is the guild's treasurer". Only names that are not also words.
-_ROLE_AFTER = re.compile(
+_ROLE_AFTER = compile_on_use(
     r"^(?:\s+[A-Z][\w'\u2019-]+)?\s*,?\s*(?:runs|leads|manages|handles|organi[sz]es|hosts|"
     r"moderates|owns|coaches|plays|streams|joined|quit|left|admins|mods|founded|started|"
     r"is\s+(?:the|our|my|their|a|an)\s+(?!\w+\s+(?:of|in)\s+[A-Z])\w+|"
@@ -97,17 +98,17 @@ _ROLE_AFTER = re.compile(
 )
 # A plain first name (never an ordinary word) as the subject of a clause in any language:
 # "José trae el pan", "Zoë und Jörg leiten das Training", "Chloé organise le tournoi".
-_SUBJECT_AFTER = re.compile(
+_SUBJECT_AFTER = compile_on_use(
     r"^(?:\s*(?:,|und|and|et|y|e|&)\s*[A-ZÀ-Þ][\w'\u2019-]+)?\s+[a-zà-öø-ÿß]{2,}\b"
 )
-_PLACE_AFTER = re.compile(
+_PLACE_AFTER = compile_on_use(
     r"^\s+(?:Street|St|Road|Rd|Avenue|Ave|Lane|Drive|Boulevard|Blvd|Way|Park|Lake|Station|"
     r"Square|Bridge|Hill|Heights|Village|District|Gardens|Center|Centre|Hall|University|"
     r"College|School|Hospital|Airport|Church|Inc|Ltd|LLC|Corp|Co)\b"
 )
-_PREVIOUS_WORD = re.compile(r"(?:^|(?P<lead>.)\s*)\b(?P<w>[A-Z][\w'\u2019-]*)\s+$", re.S)
-_WORD = re.compile(r"[^\W\d_][\w'\u2019-]*")
-_SURNAME = re.compile(
+_PREVIOUS_WORD = compile_on_use(r"(?:^|(?P<lead>.)\s*)\b(?P<w>[A-Z][\w'\u2019-]*)\s+$", re.S)
+_WORD = compile_on_use(r"[^\W\d_][\w'\u2019-]*")
+_SURNAME = compile_on_use(
     r"(?:[ \t]+(?:(?:van|von|de|da|del|di|la|le|al|bin|ibn)[ \t]+)?"
     r"(?:[A-Z][\w'\u2019-]*|O['\u2019][A-Z]\w+|Mc[A-Z]\w+)){1,2}"
 )
@@ -201,7 +202,7 @@ def find(text: str) -> Iterator[Finding]:
 
 # First names that mostly begin a place's name: "Santa Monica", "Victoria Falls".
 _PLACE_FIRST_WORDS = frozenset({"Santa", "Santo", "Sankt", "Saint", "Victoria", "Mary", "Rio"})
-_NEXT_CAPITAL = re.compile(r"[ \t]+(?P<w>[A-ZÀ-ÖØ-Þ][\w'\u2019-]+)")
+_NEXT_CAPITAL = compile_on_use(r"[ \t]+(?P<w>[A-ZÀ-ÖØ-Þ][\w'\u2019-]+)")
 
 
 def _name_pair(
@@ -278,11 +279,11 @@ _ZH_RELATION = (
     r"朋友|同事|老板|上司|领导|妻子|老婆|老公|丈夫|女朋友|男朋友|女友|男友|妈妈|母亲|爸爸|父亲|"
     r"儿子|女儿|哥哥|姐姐|弟弟|妹妹|邻居|医生|老师|室友|同学|客户|助理|表哥|表姐|表弟|表妹"
 )
-_ZH_NAME_AFTER = re.compile(
+_ZH_NAME_AFTER = compile_on_use(
     rf"(?:我的|我|他的|她的|我们的)(?:{_ZH_RELATION})\s*(?:叫|是)?\s*(?P<n>[\u4e00-\u9fff]{{2,3}})"
     r"|(?:叫做?|名叫|名字是)\s*(?P<m>[\u4e00-\u9fff]{2,3})"
 )
-_ZH_NAME_TITLE = re.compile(
+_ZH_NAME_TITLE = compile_on_use(
     r"(?P<t>[\u4e00-\u9fff]{1,2})(?:先生|女士|小姐|老师|医生|律师|经理|总|阿姨|叔叔|师傅)"
 )
 _ZH_NOT_A_NAME_START = frozenset("的了在是和与跟给对把被说要会有这那我你他她它们一个")
@@ -312,7 +313,7 @@ _ZH_AFTER = (
 _ZH_NOT_GIVEN = frozenset(
     "的了在是和与跟给对把被说要会有这那我你他她它们一个不没很都也就还又才吗呢吧啊"
 )
-_ZH_PERSON = re.compile(
+_ZH_PERSON = compile_on_use(
     rf"{_ZH_BEFORE}(?P<n>(?:{_ZH_DOUBLE_SURNAMES}|[{_ZH_SURNAMES}])[\u4e00-\u9fff]{{1,2}}?)"
     rf"(?=\s?(?:{_ZH_AFTER}))"
 )
@@ -361,4 +362,4 @@ def find_chinese(text: str) -> Iterator[Finding]:
     yield from _chinese_people(text)
 
 
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+_CJK = compile_on_use(r"[\u4e00-\u9fff]")

@@ -25,6 +25,8 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ..lazy_patterns import compile_on_use
+
 # Invisible characters that are not Cf (format) but are default-ignorable all the same.
 _IGNORABLE_EXTRA = frozenset(
     "\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180f\u3164\uffa0"
@@ -44,13 +46,13 @@ _CONFUSABLES = str.maketrans(
     _LOOKALIKES, "aeopcyxijsdhlqwvABEKMHOPCTXIJSGWaoivtukpexABEZHIKMNOPTYX"
 )
 _CONFUSABLE_CHARS = frozenset(_LOOKALIKES)
-_MIXED_WORD = re.compile(r"[^\W\d_]+")
-_CJK = re.compile(
+_MIXED_WORD = compile_on_use(r"[^\W\d_]+")
+_CJK = compile_on_use(
     r"[\u2e80-\u2fdf\u3001-\u303f\u3040-\u30ff\u3100-\u312f\u3400-\u4dbf\u4e00-\u9fff"
     r"\uac00-\ud7af\uf900-\ufaff\uff01-\uff0f\uff1a-\uff20]"
 )
 # "&#64;", "&#x40;", "&commat;": a numeric reference, or a named one with its semicolon.
-_ENTITY = re.compile(r"&(?:#(?:\d{1,7}|[xX][0-9a-fA-F]{1,6});?|[A-Za-z][A-Za-z0-9]{1,31};)")
+_ENTITY = compile_on_use(r"&(?:#(?:\d{1,7}|[xX][0-9a-fA-F]{1,6});?|[A-Za-z][A-Za-z0-9]{1,31};)")
 _ASCII_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+@#$")
 
 

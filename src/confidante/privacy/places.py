@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from functools import cache
 from importlib.resources import files
 
+from ..lazy_patterns import compile_on_use
 from ._text import FIRST_PERSON
 from .addresses import STREET_TYPES
 from .findings import Finding
@@ -14,19 +15,19 @@ from .findings import Finding
 CATEGORY = "fine_geo"
 
 _CAP = r"[A-ZÀ-ÖØ-Þ][\w'\u2019.-]*"
-_COORD = re.compile(
+_COORD = compile_on_use(
     r"(?<![\w.])[-+]?\d{1,2}\.\d{3,}\s*°?\s*[NS]?\s*,?\s+[-+]?\d{1,3}\.\d{3,}\s*°?\s*[EW]?(?![\w.])"
     r"|\d{1,3}°\s*\d{1,2}['\u2032]\s*(?:\d{1,2}(?:\.\d+)?[\"\u2033]\s*)?[NS],?\s*\d{1,3}°\s*\d{1,2}['\u2032]"
     r"\s*(?:\d{1,2}(?:\.\d+)?[\"\u2033]\s*)?[EW]"
 )
-_LAT_LON = re.compile(
+_LAT_LON = compile_on_use(
     r"\blat(?:itude)?\s*[:=]?\s*[-+]?\d{1,2}\.\d{2,}\s*,?\s*(?:lon|lng|long|longitude)\s*[:=]?\s*"
     r"[-+]?\d{1,3}\.\d{2,}",
     re.I,
 )
-_UK_POSTCODE = re.compile(r"(?<![\w-])[A-Z]{1,2}\d[A-Z\d]?\s?\d[ABD-HJLNP-UW-Z]{2}(?![\w-])")
-_CA_POSTCODE = re.compile(r"(?<![\w-])[ABCEGHJ-NPRSTVXY]\d[A-Z]\s?\d[A-Z]\d(?![\w-])")
-_CUED_POSTCODE = re.compile(
+_UK_POSTCODE = compile_on_use(r"(?<![\w-])[A-Z]{1,2}\d[A-Z\d]?\s?\d[ABD-HJLNP-UW-Z]{2}(?![\w-])")
+_CA_POSTCODE = compile_on_use(r"(?<![\w-])[ABCEGHJ-NPRSTVXY]\d[A-Z]\s?\d[A-Z]\d(?![\w-])")
+_CUED_POSTCODE = compile_on_use(
     r"\b(?i:post\s*code|postal\s+code|zip(?:\s*code)?|plz|code\s+postal|cep|pin\s*code)"
     r"(?:\s+is|\s*:|\s+of)?\s+(?P<v>[A-Z0-9]{2,5}(?:[\s-][A-Z0-9]{3,4})?)(?![\w-])"
 )
@@ -34,12 +35,12 @@ _US_STATES = (
     "AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH "
     "NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY"
 ).split()
-_STATE_ZIP = re.compile(rf"\b(?:{'|'.join(_US_STATES)})\s+(?P<v>\d{{5}}(?:-\d{{4}})?)(?!\d)")
-_STREET = re.compile(
+_STATE_ZIP = compile_on_use(rf"\b(?:{'|'.join(_US_STATES)})\s+(?P<v>\d{{5}}(?:-\d{{4}})?)(?!\d)")
+_STREET = compile_on_use(
     rf"\b(?:on|off|along|down|near|by|at|just\s+off)\s+(?:the\s+)?"
     rf"(?P<v>(?:{_CAP}\s+){{1,3}}(?:{STREET_TYPES})\b\.?)"
 )
-_CORNER = re.compile(
+_CORNER = compile_on_use(
     rf"\bcorner\s+of\s+(?P<v>(?:{_CAP}|\d+(?:st|nd|rd|th))(?:\s+{_CAP})?\s+(?:and|&)\s+"
     rf"(?:{_CAP}|\d+(?:st|nd|rd|th))(?:\s+(?:{STREET_TYPES}))?)",
     re.I,
@@ -56,7 +57,7 @@ _PROXIMITY = (
     r"off|outside|overlooking|facing|walking\s+distance\s+(?:from|to|of)|minutes\s+from|"
     r"blocks?\s+from|streets?\s+from|steps\s+from|round\s+the\s+corner\s+from"
 )
-_LANDMARK = re.compile(
+_LANDMARK = compile_on_use(
     rf"\b(?:{_PROXIMITY})\s+(?:the\s+)?(?P<v>(?:Lake|Mount|Mt\.?|Lago|Mont|Fort)\s+{_CAP}"
     rf"|(?:{_CAP}\s+){{1,3}}(?i:{_LANDMARK_TYPES})\b(?:\s+(?i:station))?"
     rf"|[A-ZÄÖÜ][\wäöüß]+(?:platz|bahnhof|park|markt|brücke|tor))"
@@ -67,7 +68,7 @@ _WORKPLACE_NOUNS = (
     r"Hospital|Clinic|Medical\s+Cent(?:er|re)|Health\s+Cent(?:er|re)|Surgery|Library|Church"
     r"|School|College|Nursery|Daycare|Pharmacy"
 )
-_WORKPLACE = re.compile(
+_WORKPLACE = compile_on_use(
     r"\b(?:works?|working|worked|teach(?:es|ing)?|taught|volunteers?|volunteering|studies"
     r"|studying|attends?|attending|nurse|doctor|receptionist|employed|job)\s+(?:at|in|for)\s+"
     rf"(?:the\s+)?(?P<v>(?:{_CAP}\s+){{1,3}}(?:{_WORKPLACE_NOUNS}))\b"
@@ -75,12 +76,12 @@ _WORKPLACE = re.compile(
 _AREA_WORDS = r"District|Quarter|Heights|Village|Borough|Ward|Barrio|Kiez|Arrondissement"
 # A place word or a comma ("Williamsburg, Brooklyn") before a run of capitalised words;
 # only runs the gazetteer knows, or that end in an area word, count.
-_PLACE_CUE = re.compile(
+_PLACE_CUE = compile_on_use(
     rf"(?:\b(?i:in|at|from|near|around|to|outside|of|dans|en|à|au|aux|près\s+de|im|bei|nahe"
     rf"|cerca\s+de|desde|por)|,)\s+(?:(?i:the|le|la|les|l['\u2019]|el|los|las|der|die|dem|den)\s*)?"
     rf"(?P<v>\d+(?:st|nd|rd|th|e|er)\s+(?i:arrondissement)|{_CAP}(?:\s+{_CAP}){{0,3}})"
 )
-_NEIGHBOURHOOD_NAMED = re.compile(
+_NEIGHBOURHOOD_NAMED = compile_on_use(
     rf"\b(?:my|our|the)\s+(?:neighbou?rhood|hood|part\s+of\s+town)(?:\s+is|\s*,)?\s+"
     rf"(?:the\s+)?(?P<v>{_CAP}(?:\s+{_CAP}){{0,2}})"
 )
@@ -89,20 +90,20 @@ _NEIGHBOURHOOD_NAMED = re.compile(
 # "on 5th and Main", "at Elm St & 3rd": a crossing, one side an ordinal, "Main" or a street.
 _ORDINAL = r"\d+(?:st|nd|rd|th)"
 _CROSS_SIDE = rf"(?:{_ORDINAL}|Main|Broadway|Market|{_CAP}\s+(?:{STREET_TYPES})\b\.?)"
-_CROSSING = re.compile(
+_CROSSING = compile_on_use(
     rf"\b(?:on|at|of|near|by|off)\s+(?:the\s+)?(?P<v>(?:{_CROSS_SIDE}|{_CAP})\s+(?:and|&)\s+"
     rf"{_CROSS_SIDE}|{_CROSS_SIDE}\s+(?:and|&)\s+{_CAP})"
 )
 # Streets named in German, French, Spanish and Italian, with no house number: "in der
 # Kastanienallee", "rue Oberkampf", "calle Argumosa", "Via Roma". Refused rather than
 # generalised: there is no stand-in in the sentence's own language.
-_GERMAN_STREET = re.compile(
+_GERMAN_STREET = compile_on_use(
     r"(?<![\w-])[A-ZÄÖÜ][\wäöüß-]{0,40}?(?:stra(?:ss|ß)e|str\.|allee|gasse|chaussee)(?![\w])"
     r"|(?:(?<=\b(?:der|die|den|dem|zum|zur)\s)|(?<=\b(?:am|im)\s))[A-ZÄÖÜ][a-zäöüß]+"
     r"(?:weg|platz|ring|damm|ufer|steig|pfad|markt|hof)(?![\w])"
 )
 # The same streets as spans (for deciding what a finding is).
-_FOREIGN_STREET_SPAN = re.compile(
+_FOREIGN_STREET_SPAN = compile_on_use(
     r"[A-ZÄÖÜ][\wäöüß-]*(?:stra(?:ss|ß)e|str\.|allee|gasse|chaussee|weg|platz|ring|damm|ufer"
     r"|steig|pfad|markt|hof)"
     r"|(?i:rue|boulevard|bd|all[ée]e|impasse|quai|chemin|calle|avenida|avda\.?|paseo|carrer|rua"
@@ -114,7 +115,7 @@ _NOT_GERMAN_STREETS = frozenset(
     Bauernhof Friedhof Bahnhof Hinterhof Innenhof Flughafen Supermarkt Flohmarkt Wochenmarkt
     Weihnachtsmarkt Arbeitsmarkt Wohnungsmarkt Staudamm Flussufer Seeufer Ehering Boxring""".split()
 )
-_ROMANCE_STREET = re.compile(
+_ROMANCE_STREET = compile_on_use(
     r"(?<![\w-])(?:(?i:rue|boulevard|bd|all[ée]e|impasse|quai|chemin|calle|avenida|avda\.?|paseo|avenue"
     r"|carrer|rua|travessa|viale|piazza|corso|vicolo)|(?<=\bla\s)place|Av\.|Via|Plaza|Place)"
     r"\s+(?:(?:de\s+la|de\s+l['\u2019]|du|des|de|del|de\s+los|de\s+las|d['\u2019]|dei|della)\s*)?"
@@ -122,20 +123,20 @@ _ROMANCE_STREET = re.compile(
 )
 # An area named by a word for one: "the Riverside Gardens estate", "quartier de la
 # Croix-Rousse", "barrio de Lavapiés", "Kiez Neukölln"; a named school or tower; a floor.
-_AREA_NOUN_AFTER = re.compile(
+_AREA_NOUN_AFTER = compile_on_use(
     rf"\b(?:in|at|on|from|near|around|of)\s+the\s+(?P<v>{_CAP}(?:\s+{_CAP}){{0,3}})\s+"
     r"(?:estate|housing\s+estate|neighbou?rhood|development|complex|projects)\b"
 )
-_AREA_NOUN_BEFORE = re.compile(
+_AREA_NOUN_BEFORE = compile_on_use(
     r"(?<![\w-])(?i:quartier|barrio|colonia|urbanizaci[óo]n|fraccionamiento|Viertel|Stadtteil"
     r"|Kiez|Siedlung|cit[ée]|r[ée]sidence|lotissement|bairro|quartiere|rione)"
     r"\s+(?:(?:de\s+la|de\s+l['\u2019]|du|des|de|del|d['\u2019])\s*)?"
     r"(?P<v>[A-ZÀ-Þ][\w'\u2019-]+(?:\s+[A-ZÀ-Þ][\w'\u2019-]+){0,2})"
 )
-_ESTATE = re.compile(
+_ESTATE = compile_on_use(
     r".+\s(?:estate|housing\s+estate|neighbou?rhood|development|complex|projects)", re.I
 )
-_NAMED_BUILDING = re.compile(
+_NAMED_BUILDING = compile_on_use(
     r"(?<![\w-])(?P<v>(?i:[ée]cole|coll[èe]ge|lyc[ée]e|Grundschule|Gesamtschule|Realschule"
     r"|Gymnasium|Kita|Kindergarten|escuela|colegio|instituto|liceo|scuola|torre|Turm)"
     r"\s+(?:(?:de\s+la|du|des|de|del|am|an\s+der)\s+)?[A-ZÀ-Þ][\w'\u2019-]+)"
@@ -144,15 +145,15 @@ _NAMED_BUILDING = re.compile(
     r"|(?<![\w-])(?P<x>[A-ZÄÖÜ][\wäöüß]+-(?:Gymnasium|Grundschule|Realschule|Gesamtschule|Schule"
     r"|Kita|Oberschule|Hauptschule|Akademie))(?![\w-])"
 )
-_FLOOR = re.compile(
+_FLOOR = compile_on_use(
     r"(?<![\w-])(?P<v>(?i:planta|piso|[ée]tage|Stock|Etage|floor)\s*\d{1,3}"
     r"|\d{1,3}\s*(?:e|er|ème|º|ª|\.|st|nd|rd|th)?\s*(?i:[ée]tage|Stock|Etage|floor|piso|planta))"
     r"(?![\w])"
 )
 
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+_CJK = compile_on_use(r"[\u4e00-\u9fff]")
 # Chinese districts, streets and estates after "in / live in / near": "住在朝阳区", "在望京".
-_ZH_DISTRICT = re.compile(
+_ZH_DISTRICT = compile_on_use(
     r"(?:住在|在|位于|搬到|靠近|附近的?)\s*(?:[\u4e00-\u9fff]{2,4}市)?"
     r"(?P<v>[\u4e00-\u9fff]{2,6}(?:区|县|镇|乡|村|街道|小区|路|街|胡同|社区|新村|花园))"
 )
@@ -252,7 +253,7 @@ def _sub_city(text: str) -> Iterator[Finding]:
         yield Finding(CATEGORY, m.start(group), m.end(group))
 
 
-_ENGLISH_SCHOOL = re.compile(
+_ENGLISH_SCHOOL = compile_on_use(
     r"(?i:.*\b(?:school|academy|high|prep|primary|elementary|middle|junior))"
 )
 
@@ -268,8 +269,8 @@ def _no_stand_in(place: str) -> bool:
     )
 
 
-_STREET_WORD = re.compile(rf"\b(?:{STREET_TYPES})\b\.?$")
-_LANDMARK_WORD = re.compile(
+_STREET_WORD = compile_on_use(rf"\b(?:{STREET_TYPES})\b\.?$")
+_LANDMARK_WORD = compile_on_use(
     rf"(?i:\b(?:{_LANDMARK_TYPES}|station)$|^(?:Lake|Mount|Mt\.?|Lago|Mont|Fort)\b)"
     r"|(?:platz|bahnhof|park|markt|brücke|tor)$"
 )
@@ -288,7 +289,7 @@ _DESCRIPTIONS = {
 }
 # Kinds whose stand-in takes the place of "the" before the name too.
 WHOLE_NAME_KINDS = frozenset({"landmark", "school", "hospital", "clinic", "library", "church"})
-_INSTITUTION = re.compile(
+_INSTITUTION = compile_on_use(
     r".*\b(?P<k>Hospital|Clinic|Medical\s+Cent(?:er|re)|Health\s+Cent(?:er|re)|Library|Church"
     r"|School|College)",
 )

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ..lazy_patterns import compile_on_use
 from . import towns
 from .findings import Finding
 
@@ -67,7 +68,7 @@ _CUE = (
 )
 _SHAPED = r"[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}|[A-Z]\d[A-Z]\s?\d[A-Z]\d"  # British, Canadian
 _DIGITS = r"(?:[A-Z]{1,2}-)?\d{4,6}(?:-\d{3,4})?(?:\s?[A-Z]{2}(?![\w]))?|\d{3}\s\d{2}|\d{2}-\d{3}"
-_POSTCODE_COUNTRY = re.compile(
+_POSTCODE_COUNTRY = compile_on_use(
     rf"(?:(?P<cue>(?i:{_CUE}))\s*(?:(?i:is|was|ist|lautet|est|c['\u2019]est|es|era)\s+"
     r"|[:=#]\s*)?)?"
     rf"(?<![\w-])(?P<code>(?P<shaped>{_SHAPED})|{_DIGITS})(?![\w-])"
@@ -77,18 +78,20 @@ _POSTCODE_COUNTRY = re.compile(
     r"[ \t]*,[ \t]*(?P<country>[^\W\d_][\w.'\u2019-]*(?:[ \t][^\W\d_][\w.'\u2019-]*){0,2})"
 )
 # the cheap test: a comma, then a word that is a country's name
-_COMMA_WORDS = re.compile(r",[ \t]*([^\W\d_][\w.'\u2019-]*(?:[ \t][^\W\d_][\w.'\u2019-]*){0,2})")
-_ZH = re.compile(r"(?:邮编|邮政编码)\s*(?:是|为|:)?\s*(?P<code>\d{6})(?!\d)")
-_ZH_COUNTRY = re.compile(_COUNTRIES_ZH)
-_YEAR = re.compile(r"(?:1[89]|20)\d\d")
+_COMMA_WORDS = compile_on_use(
+    r",[ \t]*([^\W\d_][\w.'\u2019-]*(?:[ \t][^\W\d_][\w.'\u2019-]*){0,2})"
+)
+_ZH = compile_on_use(r"(?:邮编|邮政编码)\s*(?:是|为|:)?\s*(?P<code>\d{6})(?!\d)")
+_ZH_COUNTRY = compile_on_use(_COUNTRIES_ZH)
+_YEAR = compile_on_use(r"(?:1[89]|20)\d\d")
 
 
-_WORD = re.compile(r"\S+")
+_WORD = compile_on_use(r"\S+")
 
 
 # A postal line starts the text, a part of it (after a comma, a colon, a separator) or follows
 # "in", "à", "en": not "Flight 1234 Paris, France", where the number is the flight's.
-_LINE_START = re.compile(r"(?:^|[,;:|/>(\n]|\b(?:in|im|à|a|en|at|to|nach|bei|near))[ \t]*$")
+_LINE_START = compile_on_use(r"(?:^|[,;:|/>(\n]|\b(?:in|im|à|a|en|at|to|nach|bei|near))[ \t]*$")
 
 
 def _starts_line(m: re.Match[str]) -> bool:

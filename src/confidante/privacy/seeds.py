@@ -15,6 +15,7 @@ from functools import cache
 
 from mnemonic import Mnemonic
 
+from ..lazy_patterns import compile_on_use
 from ._text import substring_test
 from .findings import Finding
 
@@ -24,19 +25,19 @@ _LENGTHS = frozenset({12, 15, 18, 21, 24})
 _MIN_WORDS = 12
 # Words, and what may stand between two words of a phrase: spaces, commas, and the numbers
 # people put before each word ("1. ripple 2. orchard ...").
-_WORD = re.compile(r"[a-zà-öø-ÿ]+")
-_JOINER = re.compile(r"[\s,;/-]*(?:\d{1,2}[.):]?\s*)?")
-_CUE = re.compile(
+_WORD = compile_on_use(r"[a-zà-öø-ÿ]+")
+_JOINER = compile_on_use(r"[\s,;/-]*(?:\d{1,2}[.):]?\s*)?")
+_CUE = compile_on_use(
     r"(?i:seed|mnemonic|recovery|backup|secret\s+(?:phrase|words)|wallet|metamask|ledger"
     r"|trezor|phantom|semilla|recuperaci[óo]n|cartera|billetera|monedero|wiederherstellung"
     r"|r[ée]cup[ée]ration|portefeuille|phrase\s+secr[èe]te|mots\s+secrets|seme|frase\s+segreta"
     r"|recupero|carteira|recupera[çc][ãa]o|助记词|助記詞|恢复短语|钱包|錢包)"
 )
-_SENTENCE_END = re.compile(r"[.!?。\n]\s")  # folded text: full-width marks are ASCII
+_SENTENCE_END = compile_on_use(r"[.!?。\n]\s")  # folded text: full-width marks are ASCII
 # A phrase named as one, then 12 to 24 words of any list or language (German has no BIP-39
 # list; a wallet may use its own): "Wiederherstellungsphrase: ozean tiger ...", "seed phrase
 # is ...", "助记词 ...", "frase semilla: ...". Lower-case words only, as wallets print them.
-_NAMED_PHRASE = re.compile(
+_NAMED_PHRASE = compile_on_use(
     r"(?i:seed(?:\s*phrase|\s*words)?|mnemonic(?:\s+phrase)?|recovery\s+(?:phrase|words|seed)"
     r"|backup\s+(?:phrase|words)|secret\s+recovery\s+phrase|wiederherstellungs(?:phrase|sätze?|wörter)"
     r"|seed-?phrase|phrase\s+(?:de\s+r[ée]cup[ée]ration|secr[èe]te|mn[ée]monique)|mots\s+de\s+r[ée]cup[ée]ration"
@@ -108,10 +109,10 @@ _PROSE_WORDS = frozenset(
     les des une est pas pour dans avec sur sous mon mes que qui elle nous vous
     los las una con por para que del mis mío bajo sobre""".split()
 )
-_TOKEN = re.compile(r"[^\s,\d.):]+")
+_TOKEN = compile_on_use(r"[^\s,\d.):]+")
 
 
-_ZH_NAMED = re.compile(
+_ZH_NAMED = compile_on_use(
     r"(?:助记词|助記詞|恢复短语|恢复词)[^\u4e00-\u9fff\n]{0,3}(?:是|为|為)?\s*(?P<v>[\u4e00-\u9fff]{12,24})"
 )
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from ..lazy_patterns import compile_on_use
+
 # Digit words in English, German, French, Spanish ("oh" for zero as people read phone
 # numbers); Chinese digits below.
 DIGIT_WORDS: dict[str, int] = {
@@ -45,7 +47,7 @@ _JOIN = r"(?>\s*[,.-]\s*|\s+)"
 
 # Four or more digit words in a row ("four seven one nine", "null eins fünf ..."), or Chinese
 # digits, with or without spaces ("四七一九", "四 七 一 九").
-DIGIT_RUN = re.compile(
+DIGIT_RUN = compile_on_use(
     rf"(?<![\w-])(?:(?:double|triple|doppel|doble)\s+)?(?i:{DIGIT_WORD})"
     rf"(?:{_JOIN}(?:(?:double|triple|doppel|doble)\s+)?(?i:{DIGIT_WORD})){{3,}}(?![\w-])"
     rf"|[{ZH_DIGITS}](?:\s*[{ZH_DIGITS}]){{3,}}"
@@ -53,9 +55,9 @@ DIGIT_RUN = re.compile(
 # Four or more spoken characters in a row: single letters or digits, digit words, NATO words
 # ("k i w i 7 7", "capital K, i, w, i, seven, seven", "bravo seven x-ray two"). Each unit
 # ends where a separator or the run ends, so an ordinary word never counts as one.
-CHAR_RUN = re.compile(rf"(?<![\w-])(?i:{_UNIT})(?:{_JOIN}(?i:{_UNIT})){{3,}}(?![\w-])")
-_ZH_PAIR = re.compile(f"[{ZH_DIGITS}]{{2}}")
-_WORD = re.compile(r"[^\W_]+")
+CHAR_RUN = compile_on_use(rf"(?<![\w-])(?i:{_UNIT})(?:{_JOIN}(?i:{_UNIT})){{3,}}(?![\w-])")
+_ZH_PAIR = compile_on_use(f"[{ZH_DIGITS}]{{2}}")
+_WORD = compile_on_use(r"[^\W_]+")
 _SEPARATORS = str.maketrans(",.-", "   ")
 
 
@@ -172,7 +174,7 @@ _JOINERS = frozenset({"y", "et", "and"})
 _PAIR_ATOMS = frozenset(
     w for spelling, n in NUMBER_WORDS.items() if n >= 10 for w in spelling.split()
 ) - set(DIGIT_WORDS)
-_LETTERS = re.compile(r"[^\W\d_]+")
+_LETTERS = compile_on_use(r"[^\W\d_]+")
 _NUMBER = "|".join(
     r"[\s-]+".join(re.escape(part) for part in spelling.split())
     for spelling in sorted(NUMBER_WORDS, key=len, reverse=True)
@@ -180,12 +182,12 @@ _NUMBER = "|".join(
 # Four or more numbers in a row, one of them said as a pair. Each number and each separator
 # is read one way only (atomic, longest spelling first: "quatre vingt deux" is 82), so a long
 # run is never tried every way.
-PAIR_RUN = re.compile(
+PAIR_RUN = compile_on_use(
     rf"(?<![\w-])(?>(?i:{_NUMBER}))(?:(?>\s*[,.;/]\s*|\s*-\s*|\s+)(?>(?i:{_NUMBER}))){{3,}}"
     r"(?![\w-])"
 )
-_NUMBER_TOKEN = re.compile(rf"(?i:{_NUMBER})")
-_SPACES = re.compile(r"[\s-]+")
+_NUMBER_TOKEN = compile_on_use(rf"(?i:{_NUMBER})")
+_SPACES = compile_on_use(r"[\s-]+")
 
 
 def _has_pair_run(split: tuple[str, ...]) -> bool:

@@ -25,9 +25,9 @@ ends the address (a comma, a line, a separator, a postcode follows), never a uni
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
+from ..lazy_patterns import compile_on_use
 from . import towns
 from ._text import substring_test
 from .findings import Finding
@@ -42,10 +42,10 @@ _NUM = r"\d{1,4}(?:\s?[A-Za-z](?![\w])(?:\s\d{1,3}(?![\w]))?)?(?:\s?[-/]\s?\d{1,
 _POSTCODE = r"(?:[A-Z]{1,2}-)?(?:\d{3}\s\d{2}|\d{2}-\d{3}|\d{4,6}(?:\s?[A-Z]{2}(?![\w]))?)"
 # What may follow the number of an address without a street word: nothing, a comma, the end of
 # a line or sentence, a separator, a floor, or a postcode.
-_ENDS = re.compile(
+_ENDS = compile_on_use(
     rf"\s*(?:$|[,;|>/\n)]|\.(?:\s|$)|\s[-\u2013]\s|{_POSTCODE}\s+[{_CAP}\u0391-\u03a9])"
 )
-_PLACE_AFTER = re.compile(
+_PLACE_AFTER = compile_on_use(
     rf"\s*[,/|;>]?\s*(?:{_POSTCODE}\b|(?P<town>[{_CAP}\u0391-\u03a9][\w'\u2019-]+(?:\s[{_CAP}][\w-]+)?))"
 )
 
@@ -67,8 +67,8 @@ _AMBIGUOUS_AFTER = frozenset(
     "gate gata vei veg väg vag vej pot dol put obala a. g. al. pr. u. tn tn. pst pst. torv".split()
 )
 _LITHUANIAN_WORDS = frozenset({"g.", "pr.", "al.", "a."})
-_LITHUANIAN_GENITIVE = re.compile(r"(?:aus|ios|os|io|ės|o|ų)$")
-_WORD_AFTER = re.compile(
+_LITHUANIAN_GENITIVE = compile_on_use(r"(?:aus|ios|os|io|ės|o|ų)$")
+_WORD_AFTER = compile_on_use(
     rf"(?<![\w-])(?P<name>{_NAME}(?:\s+{_NAME}){{0,2}})\s+(?P<word>(?i:{_AFTER_WORDS}))(?!\w)"
     rf"\s*(?P<num>{_NUM})"
 )
@@ -84,7 +84,7 @@ _SUFFIXES = (
 # Short endings that end ordinary words too ("Auntie", "Notepad", "Earring"): five letters
 # or more before them.
 _SHORT_SUFFIXES = "tie|pad|ring|lei|hof|vej|vei|veg|väg|tee|gate|torv"
-_SUFFIXED = re.compile(
+_SUFFIXED = compile_on_use(
     rf"(?<![\w-])(?P<w>[{_CAP}][^\W\d_]*?(?:{_SUFFIXES})|[{_CAP}][^\W\d_]{{4,}}?(?:{_SHORT_SUFFIXES})"
     # German names joined by hyphens: "Rico-Siering-Gasse 28", "Arne-Christoph-Straße 2-4"
     r"|[A-ZÄÖÜ][\wäöüß]*(?:-[A-ZÄÖÜ][\wäöüß]*)*-(?:Stra(?:ss|ß)e|Gasse|Weg|Platz|Allee|Ring"
@@ -98,7 +98,7 @@ _NOT_STREETS = frozenset(
 
 # -- a street word first, no number, then a postcode and a town ------------------------------
 # "chemin de Hardy, 63996 Chauveau", "rue de la Paix, 75002 Paris", "Via Roma, 00184 Roma"
-_ROMANCE_NO_NUMBER = re.compile(
+_ROMANCE_NO_NUMBER = compile_on_use(
     r"(?<![\w-])(?i:rue|chemin|avenue|boulevard|impasse|all[ée]e|quai|route|calle|avenida|paseo"
     r"|camino|rua|travessa|via|viale|piazza|strada|drumul|aleea|[șş]oseaua|soseaua)\s+"
     r"(?:(?:de|du|des|la|le|les|del|da|do|dos|das|di|della|d['\u2019])\s*)*"
@@ -108,13 +108,13 @@ _ROMANCE_NO_NUMBER = re.compile(
 # -- Slavic names: an adjective or a possessive, no street word ------------------------------
 _SLAVIC_LETTERS = "čćđěňřšťůžľĺŕďČĆĐĚŇŘŠŤŮŽĽĹŔĎ"
 _SLAVIC_ENDINGS = "ová|ská|cká|ní|ná|ova|eva|ska|cka|ina|ovac|[čšž]ka|[čšž]ke|[čšž]ki|ić"
-_SLAVIC = re.compile(
+_SLAVIC = compile_on_use(
     rf"(?<![\w-])(?P<w>[{_CAP}][^\W\d_]{{2,}}(?:{_SLAVIC_ENDINGS})"
     rf"|[{_CAP}][^\W\d_]*[{_SLAVIC_LETTERS}][^\W\d_]*(?:ov|ev|ac|ec))"
     rf"\s+(?P<num>{_NUM})"
 )
-_ACCENTED_ENDING = re.compile(r"(?:ová|ská|cká|ní|ná)$")
-_ADJECTIVE_ENDING = re.compile(r"(?:sk|ck|šk|čk)[aáeéiíoyý]$|(?:ov|ev)[aáeé]$|[čć]ki$")
+_ACCENTED_ENDING = compile_on_use(r"(?:ová|ská|cká|ní|ná)$")
+_ADJECTIVE_ENDING = compile_on_use(r"(?:sk|ck|šk|čk)[aáeéiíoyý]$|(?:ov|ev)[aáeé]$|[čć]ki$")
 _CZECH_VOWELS = frozenset("áéíóúýů")
 
 
@@ -136,7 +136,7 @@ _GERMAN_PREPOSITION = (
     r"|Unter\s+den|Hinter\s+der|Hinter\s+dem|Vor\s+dem|Zum|Zur|Beim|Bei\s+der|Über\s+dem"
 )
 _SLAVIC_PREPOSITION = r"Na|Nad|Pod|Za|Pred|Před|Pri|Při|U|K|V|Ve|Od|Do"
-_PREPOSITIONAL = re.compile(
+_PREPOSITIONAL = compile_on_use(
     rf"(?<![\w-])(?:(?P<de>{_GERMAN_PREPOSITION})|(?P<sl>{_SLAVIC_PREPOSITION}))\s+"
     rf"(?P<name>[{_CAP}][^\W\d_]+(?:-[{_CAP}][^\W\d_]+)*)\s+(?P<num>{_NUM})"
 )
@@ -154,17 +154,17 @@ _GERMAN_PLACE_ENDINGS = (
 # -- Greek -----------------------------------------------------------------------------------
 # Greek letters by code point: a capital (accented or not), then small letters
 _GREEK_WORD = "[\u0386-\u038f\u0391-\u03a9][\u03ac-\u03ce\u0390]+"
-_GREEK_LETTER = re.compile("[\u0370-\u03ff]")
-_GREEK = re.compile(
+_GREEK_LETTER = compile_on_use("[\u0370-\u03ff]")
+_GREEK = compile_on_use(
     r"(?<![\w])(?:(?P<gw>Οδός|οδός|Οδ\.|Λεωφόρος|Λεωφ\.|Λ\.|Πλατεία|Πλ\.|Πάροδος)\s+)?"
     rf"(?P<name>{_GREEK_WORD}(?:\s+{_GREEK_WORD}){{0,2}})\s+"
     r"(?P<num>\d{1,4}[\u03b1-\u03c9\u0391-\u03a9]?(?:\s?[-/]\s?\d{1,4})?)(?![\d\w])"
 )
 # the postcode, after its abbreviation (T.K.) or not: "105 63"
-_GREEK_POSTCODE = re.compile(r",*\s*(?:\u03a4\.?\u039a\.?\s*)?\d{3}\s?\d{2}\b")
+_GREEK_POSTCODE = compile_on_use(r",*\s*(?:\u03a4\.?\u039a\.?\s*)?\d{3}\s?\d{2}\b")
 
 # -- a label that says "address" -------------------------------------------------------------
-_LABEL = re.compile(
+_LABEL = compile_on_use(
     r"(?<![\w-])(?i:home|addr|adr|add|address|adresse|anschrift|wohnadresse|heimadresse"
     r"|lieferadresse|rechnungsadresse|postanschrift|zuhause|domicile|domicilio|direcci[óo]n"
     r"|dir|casa|maison|r[ée]sidence|residencia|shipping|billing|ship\s+to|deliver\s+to"
@@ -172,18 +172,18 @@ _LABEL = re.compile(
     r"(?P<addr>[^\n;|]{3,120})"
 )
 # A number beside a capitalised word: "14 Elm Close", "Kastanienallee 12", "Calle Mayor 5".
-_NUMBER_BY_NAME = re.compile(
+_NUMBER_BY_NAME = compile_on_use(
     rf"(?<![\w.,:/-])\d{{1,5}}[A-Za-z]?(?:[-/]\d{{1,5}})?,?\s+[{_CAP}]"
     rf"|[{_CAP}][\w'\u2019.-]*,?\s+\d{{1,5}}[A-Za-z]?(?![\w:.,/]\d|\d)"
 )
-_ZH_LABEL = re.compile(
+_ZH_LABEL = compile_on_use(
     r"(?:收货地址|收件地址|家庭住址|住址|地址|家)\s*[:=]\s*"
     r"(?P<addr>[\u4e00-\u9fff]{2,30}\s*\d{1,5}\s*(?:号|號|弄|室|栋|幢|楼)[\u4e00-\u9fff\d\s]{0,20})"
 )
-_SENTENCE_END = re.compile(r"\.\s|\s[-\u2013\u2014]\s|\s+(?:and|but|so|und|et|y|mais|pero)\s")
+_SENTENCE_END = compile_on_use(r"\.\s|\s[-\u2013\u2014]\s|\s+(?:and|but|so|und|et|y|mais|pero)\s")
 
 # -- post-office boxes -----------------------------------------------------------------------
-_BOX = re.compile(
+_BOX = compile_on_use(
     r"(?<![\w-])(?:(?i:P\.?\s?O\.?\s?B(?:ox|\.)?|Post(?:al)?\s+(?:Office\s+)?Box|GPO\s+Box"
     r"|Locked\s+Bag|Private\s+Bag|Postboks|Postbus|Postfach|Bo[iî]te\s+postale|Case\s+postale"
     r"|Apartado(?:\s+(?:de\s+correos|postal))?|Apdo\.?(?:\s+de\s+correos)?"
@@ -192,7 +192,7 @@ _BOX = re.compile(
     # "BP 45, 69001 Lyon", "CS 70001", "Box 7830, 102 74 Stockholm": a postcode and a town
     rf"|(?:BP|B\.P\.|CS|Box)\s*\d{{1,6}}\s*,?\s*{_POSTCODE}\s+[{_CAP}][\w'\u2019-]+)"
 )
-_ZH_BOX = re.compile(
+_ZH_BOX = compile_on_use(
     r"(?:[\u4e00-\u9fff]{1,8}(?:省|市|区|县)\s*)?(?:(?:邮政)?信箱\s*\d{1,6}(?:\s*(?:号|號))?"
     r"(?:\s*\d{1,4}\s*分箱)?|\d{4,6}\s*(?:邮政)?信箱(?:\s*\d{1,4}\s*分箱)?)"
 )
@@ -211,7 +211,7 @@ _TOWN = rf"(?P<town>[{_CAP}][\w'\u2019-]+(?:\s[{_CAP}][\w'\u2019-]+)?)"
 # Before the town: a comma, the word for "in", or both ("..., à Paris", "..., en Madrid")
 _IN = r"(?:,\s*(?:{0}\s+)?|\s+{0}\s+)"
 _CORNERS = tuple(
-    re.compile(pattern)
+    compile_on_use(pattern)
     for pattern in (
         rf"(?i:corner\s+of)\s+{_EN_STREET}\s+(?:and|&)\s+{_EN_STREET}{_IN.format('in')}{_TOWN}",
         rf"(?i:Ecke)\s+{_NAME}(?:\s+{_NAME})?\s*(?:/|und|&)\s*{_NAME}(?:\s+{_NAME})?"
@@ -223,11 +223,11 @@ _CORNERS = tuple(
         rf"{_IN.format('en')}{_TOWN}",
     )
 )
-_NEAR_BEFORE = re.compile(
+_NEAR_BEFORE = compile_on_use(
     r"(?i:\b(?:near|around|close\s+to|next\s+to|by|not\s+far\s+from|off|past|nahe|bei|près\s+de"
     r"|cerca\s+de)\s+(?:the\s+|der\s+|la\s+)?)$|附近|旁边|不远"
 )
-_ZH_CORNER = re.compile(
+_ZH_CORNER = compile_on_use(
     r"[\u4e00-\u9fff]{1,8}(?:市|区|县)\s*[\u4e00-\u9fff]{1,8}?(?:路|街|道)\s*(?:与|和|跟|、)\s*"
     r"[\u4e00-\u9fff]{1,8}?(?:路|街|道)\s*(?:交叉口|交汇处|路口|十字路口|拐角)"
 )
@@ -238,20 +238,20 @@ _NOT_TOWNS = frozenset(
 )
 
 # -- a flat or suite, then a postcode and a town ---------------------------------------------
-_UNIT = re.compile(
+_UNIT = compile_on_use(
     r"(?<![\w-])(?i:apt\.?|apartment|suite|ste\.|flat|unit|studio|wohnung|whg\.?|appartement"
     r"|appt\.?|apto\.?|piso|depto\.?|departamento|lgh\.?|lejl\.?|leilighet|asunto|byt"
     r"|lokal|bloco|bloque|esc\.|escalera|interior|edif\.|appartamento|puerta)"
     r"\s*#?\s*[\w-]{0,5}\d[\w-]{0,5}\b"
 )
-_UNIT_POSTCODE = re.compile(
+_UNIT_POSTCODE = compile_on_use(
     rf"[^\n.;|]{{0,80}}?(?:,\s*|\n\s*|[{_CAP}][a-z][\w'\u2019-]*\s+)"
     rf"(?P<code>{_POSTCODE}|[A-Z]{{1,2}}\d[A-Z\d]?\s?\d[A-Z]{{2}}|[A-Z]\d[A-Z]\s?\d[A-Z]\d)"
     rf"(?![\w-])(?P<town>,?\s+[{_CAP}][\w'\u2019-]+(?:\s[{_CAP}][\w'\u2019-]+)?)?"
 )
 
 # A quantity after the number: a name and a number that is not an address.
-_QUANTITY = re.compile(
+_QUANTITY = compile_on_use(
     r"[ \t]*(?:%|€|\$|£|(?i:km|m|kg|g|min|h|mb|gb|x|uhr|stunden|jahre?n?|years?|days?|times"
     r"|weeks?|months?|hours?|minutes?|points?|goals?|pts|mal|tage?n?|wochen|monate?n?|ans?"
     r"|jours|años|días|veces)\b)"
@@ -271,18 +271,18 @@ def _town_after(text: str, pos: int) -> bool:
 
 # Cheap tests first: every name-and-number form ends in a word right before a number, and
 # each family's word has a shape that a set or a suffix test tells at C speed.
-_AFTER_ONLY = re.compile(rf"(?i:{_AFTER_WORDS})")
+_AFTER_ONLY = compile_on_use(rf"(?i:{_AFTER_WORDS})")
 _SUFFIX_ENDS = (
     *_SUFFIXES.split("|"),
     *_SHORT_SUFFIXES.split("|"),
     *"straße strasse gasse weg platz allee ring damm ufer steig pfad chaussee markt".split(),
     "promenade",
 )
-_SLAVIC_END = re.compile(rf"(?:{_SLAVIC_ENDINGS})$|[{_SLAVIC_LETTERS}]")
-_SLAVIC_PREPOSITION_HINT = re.compile(rf"(?<![\w-])(?:{_SLAVIC_PREPOSITION})\s+[{_CAP}]")
+_SLAVIC_END = compile_on_use(rf"(?:{_SLAVIC_ENDINGS})$|[{_SLAVIC_LETTERS}]")
+_SLAVIC_PREPOSITION_HINT = compile_on_use(rf"(?<![\w-])(?:{_SLAVIC_PREPOSITION})\s+[{_CAP}]")
 # "..., 63996 Chauveau": a postcode after a comma, then a town
-_COMMA_POSTCODE = re.compile(rf",\s*{_POSTCODE}\s+[{_CAP}]")
-_NUMBER_RUN = re.compile(r"\d+")
+_COMMA_POSTCODE = compile_on_use(rf",\s*{_POSTCODE}\s+[{_CAP}]")
+_NUMBER_RUN = compile_on_use(r"\d+")
 _STEMS = {
     "label": ("home", "addr", "adr", "add", "adresse", "anschrift", "zuhause", "domicil",
               "direcci", "dir", "casa", "maison", "siden", "shipping", "billing", "ship to",
@@ -435,7 +435,7 @@ def find_corners(text: str) -> Iterator[Finding]:
 
 # Between a flat and its postcode stand a house number, names and particles; a lower-case word
 # is prose ("Flat 12 was nice, 2019 Berlin trip").
-_PROSE_WORD = re.compile(
+_PROSE_WORD = compile_on_use(
     r"(?<![\w'\u2019-])(?!(?:de|del|la|las|los|le|les|du|des|der|die|das|dem|den|am|an|im|of"
     r"|the|and|y|et|und|rue|calle|via|viale|rua|piso|bis|ter|floor|bloque|escalera|ulica|utca"
     r"|iela|gatan|gate|vej|tie|katu)\b)[a-zäöüßàâçéèêëîïôûùÿñæœ]{3,}\b"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ..lazy_patterns import compile_on_use
 from ._text import FIRST_PERSON, enough_digits, substring_test
 from .findings import Finding
 
@@ -48,7 +49,7 @@ _ES_MINUTES = (
     r"y\s+(?:media|cuarto|cinco|diez|veinte|veinticinco)|menos\s+(?:cuarto|cinco|diez|veinte"
     r"|veinticinco)|en\s+punto"
 )
-_TIME = re.compile(
+_TIME = compile_on_use(
     rf"""(?ix)
     (?P<prep>\b(?:at|around|about|by|until|till|before|after|from|since
         |um|gegen|ab|bis|à|vers|dès|avant|après|jusqu'à|a\s+las?|hacia\s+las?
@@ -80,7 +81,7 @@ _TIME = re.compile(
         |morgens|abends|nachmittags|früh))?
     """
 )
-_WORD_TIME_HINT = re.compile(
+_WORD_TIME_HINT = compile_on_use(
     r"o['\u2019]?\s?clock|noon|midday|midnight|half\s+past|quarter|mittags|midi|minuit|mediod"
     r"|\b(?:halb|viertel|dreiviertel)\s|\sUhr\b|\sheures?\b|\blas?\s+(?:una|dos|tres|cuatro|cinco|seis"
     r"|siete|ocho|nueve|diez|once|doce)\b"
@@ -105,7 +106,7 @@ def _word_time_stem(text: str) -> bool:
 
 
 # Routines that are someone's even without "I": "school pickup is at 3pm".
-_ROUTINE = re.compile(
+_ROUTINE = compile_on_use(
     r"\b(?:pick(?:ed|s)?\s*-?up|drop(?:ped|s)?\s*-?off|school\s+run|bedtime|alarm|commute|shift|therapy|"
     r"appointment|meds|medication|insulin|pills|workout|gym|yoga|pilates|jog|run|walk|nap|"
     r"curfew|wake[\s-]?up|lunch\s+break|standup|stand-up|lesson|class|practice|training|"
@@ -113,7 +114,7 @@ _ROUTINE = re.compile(
     re.I,
 )
 # A clock reading that is not a time: scores, ratios, versions.
-_NOT_A_TIME_BEFORE = re.compile(
+_NOT_A_TIME_BEFORE = compile_on_use(
     r"\b(?:score|ratio|aspect|version|v|odds|won|lost|beat|in|took|takes|lasted|time\s+of|"
     r"pace|record|best)\W*$",
     re.I,
@@ -121,7 +122,7 @@ _NOT_A_TIME_BEFORE = re.compile(
 
 
 # Someone else's routine, said in the third person: "the owner wakes at 6:12am".
-_HABIT = re.compile(
+_HABIT = compile_on_use(
     # German, French, Spanish: a person or a habit ("er", "meine Mutter", "jeden Morgen",
     # "tous les jours", "elle", "cada domingo", "salgo")
     r"\b(?:ich|mich|mein\w*|wir|unser\w*|er|sie|ihr\w*|sein\w*|jeden|jede|jedem|immer|täglich"
@@ -146,7 +147,7 @@ _HABIT = re.compile(
 # Chinese numerals needs a part of the day or minutes with it ("一点" is also "a little").
 ZH_DAYPART = r"早上|上午|中午|下午|晚上|凌晨|傍晚|夜里|清晨|半夜|深夜|早晨"
 _ZH_NUMERAL = "零〇一二两三四五六七八九十"
-_ZH_TIME = re.compile(
+_ZH_TIME = compile_on_use(
     rf"(?P<part>{ZH_DAYPART})?\s*(?P<h>\d{{1,2}}|[{_ZH_NUMERAL}]{{1,3}})\s*[点點时時]"
     rf"(?P<min>半|一刻|三刻|\s*(?:\d{{1,2}}|[{_ZH_NUMERAL}]{{1,3}})\s*分?)?"
 )
@@ -195,19 +196,19 @@ _DATE = (
     r"|\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}"
     r"|\d{4}\s*年\s*\d{1,2}\s*月\s*\d{1,2}\s*[日号]|\d{1,2}\s*月\s*\d{1,2}\s*[日号])"
 )
-_PERSONAL_DATE = re.compile(
+_PERSONAL_DATE = compile_on_use(
     r"(?i:born|birthday|birth\s*date|date\s+of\s+birth|d\.?o\.?b\.?|anniversary|"
     r"生日|出生|geboren|geburtstag|né|née|anniversaire|naci[óo]|cumpleaños|nascid[oa])"
     rf"[^.!?\n]{{0,24}}?(?P<date>{_DATE})",
     re.I,
 )
 # Someone is the subject: "someone asks for the weather at 6:12am", "discord:42 logs on at 9".
-_PERSON = re.compile(
+_PERSON = compile_on_use(
     r"\b(?:he|she|they|him|her|his|hers|their|them|owner|user|someone|somebody|member|"
     r"[a-z]+:\w*\d\w*)\b",
     re.I,
 )
-_MACHINE = re.compile(
+_MACHINE = compile_on_use(
     r"\b(?:UTC|GMT|cron|server|backup|job|deploy|build|script|pipeline|bot)\b", re.I
 )
 
@@ -248,21 +249,21 @@ def find(text: str) -> Iterator[Finding]:
         )
 
 
-_AT_PREP = re.compile(r"(?i:at|around|about|by|until|till|before|after)\s")
+_AT_PREP = compile_on_use(r"(?i:at|around|about|by|until|till|before|after)\s")
 _CLOCK = r"(?:[01]?\d|2[0-3])(?:[:.h][0-5]\d)?(?:\s*(?:a\.?m\.?|p\.?m\.?)(?![a-z]))?"
 _RANGE_WORD = r"(?:-|to|till|until|through|bis|à|au|jusqu['\u2019]à|hasta(?:\s+las?)?|a\s+las?)"
-_RANGE_START = re.compile(rf"(?<![\w:.,]){_CLOCK}\s*{_RANGE_WORD}\s*$", re.I)
-_RANGE_END = re.compile(rf"\s*{_RANGE_WORD}\s*{_CLOCK}(?![\w:.,]|\s*%)", re.I)
+_RANGE_START = compile_on_use(rf"(?<![\w:.,]){_CLOCK}\s*{_RANGE_WORD}\s*$", re.I)
+_RANGE_END = compile_on_use(rf"\s*{_RANGE_WORD}\s*{_CLOCK}(?![\w:.,]|\s*%)", re.I)
 
 
-_PM_CONTEXT = re.compile(
+_PM_CONTEXT = compile_on_use(
     r"\b(?:pm|p\.m\.|evening|tonight|night|dinner|supper|bed|bedtime|sleep|asleep|after\s+work|"
     r"afternoon|pick\s*-?up|home\s+from|abends?|nachts?|nachmittags?|soir|soirée|nuit"
     r"|couche|coucher|Bett|schlafen|acuesta|cena|dîne|d[îi]ner"
     r"|après-midi|tarde|noche)\b",
     re.I,
 )
-_AM_CONTEXT = re.compile(
+_AM_CONTEXT = compile_on_use(
     r"\b(?:am|a\.m\.|morning|breakfast|wakes?|woke|waking|gets?\s+up|getting\s+up|alarm"
     r"|sunrise|dawn|morgens?|früh|frühstück|steht|stehe|aufstehen|matin|réveil\w*|l[èe]ve"
     r"|lever|mañana|madrugada|desayuno|desayuna|levanta|levantarse|despierta)\b",

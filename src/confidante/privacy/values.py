@@ -11,20 +11,22 @@ from detect_secrets.plugins.high_entropy_strings import (
     HexHighEntropyString,
 )
 
+from ..lazy_patterns import compile_on_use
+
 _BASE64 = Base64HighEntropyString()
 _HEX = HexHighEntropyString()
 # Where a secret is kept, or a placeholder for one: "os.environ[...]", "$DB_PASS", "<token>",
 # "xxxx", "your_api_key".
-CODE_REFERENCE = re.compile(
+CODE_REFERENCE = compile_on_use(
     r"^(?:os\.|env\.|process\.env|getenv|get_env|environ|settings\.|config\.|self\.|"
     r"secrets\.|vault|\$|%[A-Z_]+%|<[^>]*>?$|\{\{?|\[|none$|null$|nil$|undefined$|"
     r"x{3,}|\*{3,}|\.{3}|your[\s_-]|<)",
     re.I,
 )
-_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
+_UUID = compile_on_use(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
 _HEX_CHARS = frozenset(string.hexdigits)
 _SPECIALS = frozenset("!@#$%^&*+=?~|<>")
-_VERSION = re.compile(r"^v?\d+(?:\.\d+)+")
+_VERSION = compile_on_use(r"^v?\d+(?:\.\d+)+")
 
 
 def generated_looking(value: str) -> bool:

@@ -26,13 +26,13 @@ written in:
 
 from __future__ import annotations
 
-import re
 import threading
 import unicodedata
 from functools import lru_cache
 
 import snowballstemmer
 
+from ..lazy_patterns import compile_on_use
 from .irregular import IRREGULAR
 from .stopwords import CJK_STOP_CHARS, STOPWORDS
 
@@ -50,10 +50,10 @@ __all__ = [
 
 # Han (with extension A and compatibility ideographs), kana, Hangul syllables and jamo.
 CJK = "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_RUN = re.compile(rf"[{CJK}]+|[^\W{CJK}]+")
-_CJK_CHAR = re.compile(rf"[{CJK}]")
-_KANA = re.compile(r"[\u3040-\u30ff]")
-_HANGUL = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
+_RUN = compile_on_use(rf"[{CJK}]+|[^\W{CJK}]+")
+_CJK_CHAR = compile_on_use(rf"[{CJK}]")
+_KANA = compile_on_use(r"[\u3040-\u30ff]")
+_HANGUL = compile_on_use(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
 
 _SNOWBALL = {
     "en": "english",
@@ -81,7 +81,7 @@ for _lang, _words in STOPWORDS.items():
 
 # A transcript line: "Caroline: I moved to Boston". One to a few words, then a colon (ASCII
 # or full-width) and a space, at the start of the text.
-_SPEAKER = re.compile(r"^\s*([^\W\d_][\w .'-]{0,30}?)\s*[:\uff1a]\s+")
+_SPEAKER = compile_on_use(r"^\s*([^\W\d_][\w .'-]{0,30}?)\s*[:\uff1a]\s+")
 
 
 def speaker(text: str) -> tuple[str, str] | None:
@@ -91,7 +91,7 @@ def speaker(text: str) -> tuple[str, str] | None:
 
 
 # A sentence: up to and including its end mark (ASCII or full-width), or the text's end.
-_SENTENCE = re.compile(r"[^.!?\u3002\uff01\uff1f]+[.!?\u3002\uff01\uff1f]*")
+_SENTENCE = compile_on_use(r"[^.!?\u3002\uff01\uff1f]+[.!?\u3002\uff01\uff1f]*")
 _QUESTION_MARKS = ("?", "\uff1f")
 
 
@@ -132,7 +132,7 @@ def language(text: str) -> str:
 # English contractions ("let's", "can't", "I'm", "we'll", "'em"): English, and their tails
 # are not the French elided "s'"/"t'" nor Portuguese "em", which they would otherwise vote
 # for ("Gina: Can't wait too!" read as French; 15 of LoCoMo's 5,882 lines were).
-_EN_CONTRACTION = re.compile(r"(?<=\w)['\u2019](?:s|t|re|ll|ve|m|d)\b|(?<!\w)['\u2019]em\b")
+_EN_CONTRACTION = compile_on_use(r"(?<=\w)['\u2019](?:s|t|re|ll|ve|m|d)\b|(?<!\w)['\u2019]em\b")
 _CONTRACTION_TAILS = {"s", "t", "re", "ll", "ve", "m", "d", "em"}
 
 

@@ -14,8 +14,10 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
 
+from ..lazy_patterns import compile_on_use
+
 _CJK = r"\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_SPACELESS = re.compile(f"[{_CJK}]")
+_SPACELESS = compile_on_use(f"[{_CJK}]")
 # a name's edge: no letter or digit of a spaced script next to it (a CJK character may be:
 # "Alice对什么过敏" names Alice)
 _BEFORE = rf"(?<![^\W{_CJK}])"
@@ -40,11 +42,11 @@ class NameMatcher:
         words = sorted((f for f in by_form if not _SPACELESS.search(f)), key=len, reverse=True)
         runs = sorted((f for f in by_form if _SPACELESS.search(f)), key=len, reverse=True)
         self._words = (
-            re.compile(_BEFORE + "(" + "|".join(map(re.escape, words)) + ")" + _ENDING + _AFTER)
+            compile_on_use(_BEFORE + "(" + "|".join(map(re.escape, words)) + ")" + _ENDING + _AFTER)
             if words
             else None
         )
-        self._runs = re.compile("|".join(map(re.escape, runs))) if runs else None
+        self._runs = compile_on_use("|".join(map(re.escape, runs))) if runs else None
 
     def named_in(self, query: str) -> set[str]:
         text = _fold(query)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..lazy_patterns import compile_on_use
 from .analysis import fold
 from .analysis import speaker as transcript_speaker
 
@@ -112,7 +113,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # -- English -----------------------------------------------------------------------------
     (
         "residence",  # "we moved to a new flat in Berlin": the city, not the flat
-        re.compile(
+        compile_on_use(
             rf"\b{_EN_HOLDER}{_EN_BE}(?:\s+(?:now|just|finally|recently))?\s+(?:moved|moving|"
             rf"relocated)\s+(?:in)?to\s+(?:a|an|our|my|the)\s+(?:new\s+|bigger\s+|smaller\s+)?"
             rf"(?:place|flat|apartment|house|home|condo|studio)\s+in\s+{_VAL}{_END}"
@@ -120,7 +121,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "employer",  # "I started a new job at Acme", "I got a job with the BBC"
-        re.compile(
+        compile_on_use(
             rf"\b{_EN_HOLDER}{_EN_BE}(?:\s+(?:now|just|finally|recently))?\s+(?:got|started|"
             rf"found|landed|took|accepted|have|began|starting|start)\s+(?:a\s+)?(?:new\s+)?"
             rf"(?:job|position|role)\s+(?:at|with)\s+(?:the\s+)?{_VAL}{_END}"
@@ -128,14 +129,14 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "employer",  # "I quit my job at Acme": no longer there
-        re.compile(
+        compile_on_use(
             rf"\b{_EN_HOLDER}(?:'ve| have)?(?:\s+(?:just|finally))?\s+(?P<neg>quit|left)\s+"
             rf"(?:my|our|the)\s+job\s+(?:at|with)\s+(?:the\s+)?{_VAL}{_END}"
         ),
     ),
     (
         "residence",
-        re.compile(
+        compile_on_use(
             rf"\b{_EN_HOLDER}{_EN_BE}(?:\s+(?:now|still|currently|finally|just))?\s+"
             rf"(?:living|live|lives|based|moved|moving|relocated|relocating)"
             rf"\s+(?:back\s+)?(?:in|to)\s+{_VAL}{_END}"
@@ -143,11 +144,13 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "residence",
-        re.compile(rf"\b(?P<holder>i|we)(?:'ve| have)?\s+(?:just\s+)?moved\s+to\s+{_VAL}{_END}"),
+        compile_on_use(
+            rf"\b(?P<holder>i|we)(?:'ve| have)?\s+(?:just\s+)?moved\s+to\s+{_VAL}{_END}"
+        ),
     ),
     (
         "job",
-        re.compile(
+        compile_on_use(
             rf"\b{_EN_HOLDER}{_EN_BE}(?:\s+(?:now|still|currently))?\s+(?:work|works|working|"
             rf"started working|got a job|got a new job|have a new job)\s+as\s+(?:an?\s+)?"
             rf"{_VAL}{_END}"
@@ -155,27 +158,27 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "job",
-        re.compile(
+        compile_on_use(
             rf"\b(?P<holder>my|their|our)\s+(?:new\s+)?(?:job|role|position) is\s+{_VAL}{_END}"
         ),
     ),
     (
         "employer",
-        re.compile(
+        compile_on_use(
             rf"\b{_EN_HOLDER}{_EN_BE}(?:\s+(?:now|still|currently))?\s+(?:work|works|working|"
             rf"started working)\s+(?:at|for)\s+(?:the\s+)?{_VAL}{_END}"
         ),
     ),
     (
         "pet_name",
-        re.compile(
+        compile_on_use(
             rf"\b(?P<holder>my|our)\s+(?:new\s+)?(?:\w+\s+)?(?P<animal>{_EN_ANIMAL})(?:'s name)?"
             rf"\s+(?:is|was)\s+(?:called|named|now called|now named)?\s*{_VAL}{_END}"
         ),
     ),
     (
         "pet_name",
-        re.compile(
+        compile_on_use(
             rf"\b(?P<holder>we|i){_EN_BE}(?:\s+(?:now|just|finally))?\s+(?:re)?(?:named|renamed|calling|call|called)"
             rf"\s+(?:him|her|it|them|(?:the|our|my) (?P<animal>{_EN_ANIMAL}))\s+(?:to\s+)?"
             rf"{_VAL}{_END}"
@@ -183,7 +186,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "favourite",
-        re.compile(
+        compile_on_use(
             rf"(?<!one of )\b(?P<holder>my|our)\s+(?:new\s+|all-time\s+)?favou?rite\s+"
             rf"(?P<thing>\w+)"
             rf"\s+is\s+(?:now\s+)?{_VAL}{_END}"
@@ -191,7 +194,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "partner",
-        re.compile(
+        compile_on_use(
             rf"\b(?P<holder>my)\s+(?:new\s+)?(?:partner|girlfriend|boyfriend|wife|husband)"
             rf"(?:'s name is|\s+is\s+called|\s+is\s+named)\s+{_VAL}{_END}"
         ),
@@ -199,18 +202,18 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # -- Chinese -----------------------------------------------------------------------------
     (
         "residence",
-        re.compile(
+        compile_on_use(
             rf"{_ZH_HOLDER}{_ZH_ADV}(?:住在|搬到了|搬到|搬去了|搬去|搬回了|搬回|定居在|"
             rf"生活在){_CJK_VAL}{_CJK_END}"
         ),
     ),
     (
         "employer",
-        re.compile(rf"{_ZH_HOLDER}{_ZH_ADV}在{_CJK_VAL}(?:工作|上班){_CJK_END}"),
+        compile_on_use(rf"{_ZH_HOLDER}{_ZH_ADV}在{_CJK_VAL}(?:工作|上班){_CJK_END}"),
     ),
     (
         "job",
-        re.compile(
+        compile_on_use(
             rf"{_ZH_HOLDER}{_ZH_ADV}(?:在[^\s{_ZH_PUNCT}]{{1,10}}?)?(?:的(?:新)?工作是|当|是一名|"
             rf"是一个|做)(?P<value>[^\s{_ZH_PUNCT},.;!?了的吧啊呢]{{1,8}}?)"
             rf"(?=[{_ZH_PUNCT},.;!?了的吧啊呢]|$)"
@@ -218,24 +221,24 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "pet_name",
-        re.compile(
+        compile_on_use(
             rf"(?P<holder>我们|我)(?:的|家的|家)?(?:新)?(?P<animal>{_ZH_ANIMAL})"
             rf"(?:的名字)?(?:现在)?(?:叫做|叫|是){_CJK_VAL}{_CJK_END}"
         ),
     ),
     (
         "pet_name",
-        re.compile(
+        compile_on_use(
             rf"(?P<holder>我们|我)?(?:给|把)?(?:她|他|它)(?:改名|取名|起名)(?:叫做|叫|为){_CJK_VAL}{_CJK_END}"
         ),
     ),
     (
         "pet_name",
-        re.compile(rf"(?P<holder>我们|我)(?:暂时|现在)?叫(?:她|他|它){_CJK_VAL}{_CJK_END}"),
+        compile_on_use(rf"(?P<holder>我们|我)(?:暂时|现在)?叫(?:她|他|它){_CJK_VAL}{_CJK_END}"),
     ),
     (
         "favourite",
-        re.compile(
+        compile_on_use(
             rf"(?P<holder>我们|我)最喜欢的(?P<thing>[^\s{_ZH_PUNCT}是]{{1,4}})是(?:现在)?"
             rf"{_CJK_VAL}{_CJK_END}"
         ),
@@ -243,28 +246,31 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # -- German, French, Spanish -------------------------------------------------------------
     (
         "residence",
-        re.compile(
+        compile_on_use(
             rf"(?:\b(?P<holder>ich|wir)\s+(?:wohne|wohnen|lebe|leben)|\b(?:wohne|wohnen|lebe|leben)\s+"
             rf"(?P<holder2>ich|wir))\s+(?:\w+\s+){{0,2}}?in\s+{_VAL}{_END}"
         ),
     ),
     (
         "residence",
-        re.compile(
+        compile_on_use(
             rf"\b(?P<holder>ich|wir)\s+(?:bin|sind)\s+(?:jetzt\s+)?nach\s+{_VAL}\s+(?:gezogen|umgezogen)"
         ),
     ),
-    ("job", re.compile(rf"\b(?P<holder>ich|wir)\s+arbeite[n]?\s+(?:jetzt\s+)?als\s+{_VAL}{_END}")),
+    (
+        "job",
+        compile_on_use(rf"\b(?P<holder>ich|wir)\s+arbeite[n]?\s+(?:jetzt\s+)?als\s+{_VAL}{_END}"),
+    ),
     (
         "pet_name",
-        re.compile(
+        compile_on_use(
             rf"\b(?P<holder>mein|meine|unser|unsere)\s+(?P<animal>hund|katze|kater)\s+hei(?:ss|ß)t"
             rf"\s+(?:jetzt\s+)?{_VAL}{_END}"
         ),
     ),
     (
         "residence",
-        re.compile(
+        compile_on_use(
             rf"\b(?P<holder>j'|je\s|nous\s)(?:habite|vis|habitons|vivons|suis\s+install[ée]e?|"
             rf"ai\s+déménagé|avons\s+déménagé)\s*(?:(?:maintenant|toujours|encore|désormais)\s+)?"
             rf"(?:à|a|en|au)\s+{_VAL}{_END}"
@@ -272,18 +278,18 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "job",
-        re.compile(rf"\b(?P<holder>je|nous)\s+travaill(?:e|ons)\s+comme\s+{_VAL}{_END}"),
+        compile_on_use(rf"\b(?P<holder>je|nous)\s+travaill(?:e|ons)\s+comme\s+{_VAL}{_END}"),
     ),
     (
         "pet_name",
-        re.compile(
+        compile_on_use(
             rf"\b(?P<holder>mon|ma|notre)\s+(?P<animal>chien|chienne|chat|chatte)\s+s'appelle"
             rf"\s+(?:maintenant\s+)?{_VAL}{_END}"
         ),
     ),
     (
         "residence",
-        re.compile(
+        compile_on_use(
             rf"(?:^|\s)(?P<holder>yo\s+|nosotros\s+)?(?:vivo|vivimos|sigo viviendo|me mudé|me mude|"
             rf"nos mudamos)"
             rf"\s+(?:ahora\s+)?(?:en|a)\s+{_VAL}{_END}"
@@ -291,32 +297,34 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "job",
-        re.compile(rf"(?:^|\s)(?P<holder>yo\s+)?trabajo\s+(?:ahora\s+)?(?:como|de)\s+{_VAL}{_END}"),
+        compile_on_use(
+            rf"(?:^|\s)(?P<holder>yo\s+)?trabajo\s+(?:ahora\s+)?(?:como|de)\s+{_VAL}{_END}"
+        ),
     ),
     (
         "pet_name",
-        re.compile(
+        compile_on_use(
             rf"\b(?P<holder>mi|nuestro|nuestra)\s+(?P<animal>perro|perra|gato|gata)\s+se\s+llama"
             rf"\s+(?:ahora\s+)?{_VAL}{_END}"
         ),
     ),
     (
         "likes",  # "I love coffee", "I don't like coffee anymore": one liking, on or off
-        re.compile(
+        compile_on_use(
             rf"\b{_EN_HOLDER}{_EN_BE}(?:\s+(?:really|still|now|also))?\s+(?:like|love|enjoy|"
             rf"liking|loving|enjoying)\s+{_VAL}{_END}"
         ),
     ),
     (
         "likes",  # "我喜欢喝咖啡", "我不喝咖啡了": drinking or eating counts only when it stopped
-        re.compile(
+        compile_on_use(
             rf"{_ZH_HOLDER}{_ZH_ADV}(?:(?:很|最|也|真的)?(?:喜欢|爱)(?:喝|吃)?|(?:不再|不)(?:喝|吃))"
             rf"{_CJK_VAL}{_CJK_END}"
         ),
     ),
     (
         "likes",  # "ich mag Kaffee", "ich mag keinen Kaffee mehr", "ich trinke keinen Kaffee mehr"
-        re.compile(
+        compile_on_use(
             rf"\b(?P<holder>ich|wir)\s+(?:(?:mag|mögen|liebe|lieben)\s+(?:jetzt\s+)?"
             rf"(?:kein(?:en|e|es)?\s+)?|(?:trinke|trinken|esse|essen)\s+kein(?:en|e|es)?\s+)"
             rf"{_VAL}{_END}"
@@ -324,14 +332,14 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "likes",  # "j'aime le café", "je n'aime plus le café"
-        re.compile(
+        compile_on_use(
             rf"\b(?P<holder>j'|je\s|nous\s)(?:n')?(?:aime|adore|aimons|adorons)\s+"
             rf"(?:plus\s+|pas\s+|maintenant\s+)?(?:le\s+|la\s+|les\s+|l')?{_VAL}{_END}"
         ),
     ),
     (
         "likes",  # "me gusta el café", "ya no me gusta el café"
-        re.compile(
+        compile_on_use(
             rf"(?:^|\s)(?:a mí\s+)?(?:ya no\s+|no\s+)?me\s+(?:gusta|gustan|encanta|encantan)\s+"
             rf"(?:el\s+|la\s+|los\s+|las\s+)?{_VAL}{_END}"
         ),
@@ -384,14 +392,14 @@ _RULES = [
 _SELF = {"i", "we", "my", "our", "我", "我们", "ich", "wir", "mein", "meine", "unser", "unsere"}
 _SELF |= {"j'", "je", "nous", "mon", "ma", "notre", "yo", "nosotros", "mi", "nuestro", "nuestra"}
 _NOT_HOLDERS = {"he", "she", "they", "it", "you", "this", "that", "there", "who", "which"}
-_ARTICLES = re.compile(r"^(?:the|a|an|der|die|das|le|la|les|l'|el|los|las)\s+")
-_NEGATION = re.compile(
+_ARTICLES = compile_on_use(r"^(?:the|a|an|der|die|das|le|la|les|l'|el|los|las)\s+")
+_NEGATION = compile_on_use(
     r"\b(?:don't|do not|doesn't|does not|no longer|not|never|nicht|kein\w*|plus|pas|no)\b|"
     r"\bn'|不再|不|没"
 )
 # What marks a claim as history, not the present: "I used to live in Paris", "my dog was
 # called Rex", "以前", "früher". Such a claim never outranks a present one of another value.
-_PAST = re.compile(
+_PAST = compile_on_use(
     r"\b(?:used to|was called|was named|formerly|previously|back then|früher|damals|"
     r"autrefois|avant|antes)\b|以前|曾经|过去"
 )

@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 
+from ..lazy_patterns import compile_on_use
 from .analysis import fold, language
 
 Window = tuple[datetime, datetime]  # [start, end), UTC
@@ -54,33 +55,33 @@ _E = r"(?![\w\-/:]|\.[0-9])"  # and ends here
 
 # Absolute days, most specific first: day month year (English, German "6. Mai 2023", French
 # "6 mai 2023", Spanish "6 de mayo de 2023"), month day year, ISO.
-_DAY_MONTH_YEAR = re.compile(
+_DAY_MONTH_YEAR = compile_on_use(
     rf"{_B}{_D}\s*(?:of\s+|de\s+)?({_MONTH})\b\.?,?\s*(?:de(?:l)?\s+)?{_Y}{_E}"
 )
-_MONTH_DAY_YEAR = re.compile(rf"\b({_MONTH})\b\.?\s+{_D},?\s+{_Y}{_E}")
-_ISO_DAY = re.compile(r"(?<![0-9])((?:19|20)[0-9]{2})[-/]([0-9]{2})[-/]([0-9]{2})(?![0-9])")
-_MONTH_YEAR = re.compile(rf"\b({_MONTH})\b\.?,?\s+(?:of\s+|de(?:l)?\s+)?{_Y}{_E}")
+_MONTH_DAY_YEAR = compile_on_use(rf"\b({_MONTH})\b\.?\s+{_D},?\s+{_Y}{_E}")
+_ISO_DAY = compile_on_use(r"(?<![0-9])((?:19|20)[0-9]{2})[-/]([0-9]{2})[-/]([0-9]{2})(?![0-9])")
+_MONTH_YEAR = compile_on_use(rf"\b({_MONTH})\b\.?,?\s+(?:of\s+|de(?:l)?\s+)?{_Y}{_E}")
 # A bare year only after a word that makes it one ("in 2022", "im Jahr 2021", "en 2020"):
 # "I paid 2000 dollars" or "ran 2025 meters" name no year; nor do "555-2023" or "20:23".
-_YEAR_ONLY = re.compile(
+_YEAR_ONLY = compile_on_use(
     rf"\b(?:in|during|of|throughout|year|early|late|mid|im|jahr|jahre|en|año|ano|"
     rf"durante|pendant|année|annee)[\s-]+{_Y}{_E}"
 )
 # Without a year (need `now`): "on 3 June", "June 3rd", "am 6. Mai", "le 6 mai", "6 de mayo".
-_DAY_MONTH = re.compile(rf"{_B}{_D}\s*(?:of\s+|de\s+)?({_MONTH})\b(?!\.?,?\s*(?:de\s+)?[0-9])")
-_MONTH_DAY = re.compile(rf"\b({_MONTH})\b\.?\s+{_D}(?![0-9]|,?\s*(?:19|20)[0-9]{{2}})(?!\w)")
+_DAY_MONTH = compile_on_use(rf"{_B}{_D}\s*(?:of\s+|de\s+)?({_MONTH})\b(?!\.?,?\s*(?:de\s+)?[0-9])")
+_MONTH_DAY = compile_on_use(rf"\b({_MONTH})\b\.?\s+{_D}(?![0-9]|,?\s*(?:19|20)[0-9]{{2}})(?!\w)")
 # "in June", "im Juni", "en juin", "en junio", "last June" (not "may": a verb in English).
-_IN_MONTH = re.compile(rf"\b(in|im|en|last|during|this)\s+({_MONTH})\b(?!\s*[0-9])")
+_IN_MONTH = compile_on_use(rf"\b(in|im|en|last|during|this)\s+({_MONTH})\b(?!\s*[0-9])")
 
 # Chinese. Numbers may be digits or Chinese numerals (一 .. 三十一).
 _CN_NUM = r"([0-9]{1,2}|[一二两三四五六七八九十]{1,3})"
 _CN_YEAR = r"((?:19|20)[0-9]{2})年"
 _CN_REL_YEAR = r"(今年|去年|前年|明年)"
-_CN_DAY = re.compile(rf"(?:{_CN_YEAR}|{_CN_REL_YEAR})?{_CN_NUM}月{_CN_NUM}[日号號]")
+_CN_DAY = compile_on_use(rf"(?:{_CN_YEAR}|{_CN_REL_YEAR})?{_CN_NUM}月{_CN_NUM}[日号號]")
 _CN_DIGITS = "0-9一二两三四五六七八九十"
-_CN_MONTH = re.compile(rf"(?:{_CN_YEAR}|{_CN_REL_YEAR})?{_CN_NUM}月(?![{_CN_DIGITS}]+[日号號])")
-_CN_YEAR_ONLY = re.compile(rf"{_CN_YEAR}(?![{_CN_DIGITS}]+月)")
-_CN_WEEKDAY = re.compile(r"(上上|上|这|这个|本|下)?(?:个)?(?:周|星期|礼拜)([一二三四五六日天])")
+_CN_MONTH = compile_on_use(rf"(?:{_CN_YEAR}|{_CN_REL_YEAR})?{_CN_NUM}月(?![{_CN_DIGITS}]+[日号號])")
+_CN_YEAR_ONLY = compile_on_use(rf"{_CN_YEAR}(?![{_CN_DIGITS}]+月)")
+_CN_WEEKDAY = compile_on_use(r"(上上|上|这|这个|本|下)?(?:个)?(?:周|星期|礼拜)([一二三四五六日天])")
 _CN_RELATIVE = {
     "大前天": -3,
     "前天": -2,
@@ -89,7 +90,7 @@ _CN_RELATIVE = {
     "今天": 0,
     "今日": 0,
 }
-_CN_AGO = re.compile(rf"{_CN_NUM}(?:个)?(天|日|周|星期|礼拜|月)(?:以前|之前|前)")
+_CN_AGO = compile_on_use(rf"{_CN_NUM}(?:个)?(天|日|周|星期|礼拜|月)(?:以前|之前|前)")
 _CN_SPANS = {
     "上周": ("week", -1),
     "上星期": ("week", -1),
@@ -122,11 +123,11 @@ _REL_DAYS = {
     "anteayer": -2,
     "hoy": 0,
 }
-_REL_DAY = re.compile(r"(?<![\w'-])(" + "|".join(map(re.escape, _REL_DAYS)) + r")(?![\w'-])")
-_HIER = re.compile(r"(?<![\w'-])hier(?![\w'-])")
+_REL_DAY = compile_on_use(r"(?<![\w'-])(" + "|".join(map(re.escape, _REL_DAYS)) + r")(?![\w'-])")
+_HIER = compile_on_use(r"(?<![\w'-])hier(?![\w'-])")
 # English "may" and "mar" are words too: "I may 5 times". Without a year they are months
 # only after "on", "since", "until", "by", "before" or "after", or with an ordinal ("May 5th").
-_MONTH_WORD_CUE = re.compile(r"\b(?:on|since|until|till|by|before|after|from)\s+$")
+_MONTH_WORD_CUE = compile_on_use(r"\b(?:on|since|until|till|by|before|after|from)\s+$")
 _WEEKDAYS = {
     **dict.fromkeys(["monday", "montag", "lundi", "lunes"], 0),
     **dict.fromkeys(["tuesday", "dienstag", "mardi", "martes"], 1),
@@ -138,13 +139,13 @@ _WEEKDAYS = {
 }
 _WEEKDAY = "|".join(_WEEKDAYS)
 # "last wednesday", "letzten Mittwoch", "mercredi dernier", "el miércoles pasado".
-_LAST_WEEKDAY = re.compile(
+_LAST_WEEKDAY = compile_on_use(
     rf"\b(?:last|letzten|letzter|vergangenen)\s+({_WEEKDAY})\b|\b({_WEEKDAY})\s+(?:dernier|pasado)\b"
 )
-_ON_WEEKDAY = re.compile(rf"\b(?:on|am|el)\s+({_WEEKDAY})\b")
+_ON_WEEKDAY = compile_on_use(rf"\b(?:on|am|el)\s+({_WEEKDAY})\b")
 # French names a past day bare ("passé mardi"); "le mardi" is every Tuesday.
-_FR_WEEKDAY = re.compile(r"(?<!\ble )\b(lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche)\b")
-_LAST_SPAN = re.compile(
+_FR_WEEKDAY = compile_on_use(r"(?<!\ble )\b(lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche)\b")
+_LAST_SPAN = compile_on_use(
     r"\b(?:last|letzte|letzten|letzter|vergangene|vergangenen)\s+(week|woche|month|monat|year|jahr)\b"
     r"|\b(?:la|le|l')\s*(semaine|mois|année|annee)\s+(?:dernière|derniere|dernier|passée|passee|passé|passe)\b"
     r"|\b(?:la|el)\s+(semana|mes|año|ano)\s+(?:pasad[oa]|anterior)\b"
@@ -166,7 +167,7 @@ _SPAN_UNIT = {
     "año": "year",
     "ano": "year",
 }
-_AGO = re.compile(
+_AGO = compile_on_use(
     r"\b([0-9]{1,2}|a|one|two|three|four|five|six|seven)\s+(day|days|week|weeks|month|months)\s+ago\b"
     r"|\bvor\s+([0-9]{1,2}|einem|einer|zwei|drei|vier|fünf)\s+(tag|tagen|woche|wochen|monat|monaten)\b"
     r"|\bil y a\s+([0-9]{1,2}|un|une|deux|trois|quatre|cinq)\s+(jour|jours|semaine|semaines|mois)\b"
@@ -203,7 +204,7 @@ _SMALL = {
 
 # Something every form above needs: a digit, a month or weekday name, a relative word, or a
 # CJK date character.
-_ANY_CUE = re.compile(
+_ANY_CUE = compile_on_use(
     rf"[0-9年月日号號周星期礼拜天昨今去前]|\b(?:{_MONTH}|{_WEEKDAY}|yesterday|today|ago|last|"
     r"week|month|year|gestern|vorgestern|heute|letzte\w*|vergangene\w*|vor|hier|avant-hier|"
     r"aujourd'hui|dernier|derniere|dernière|passée|passee|semaine|mois|l'an|ayer|anteayer|hoy|"
