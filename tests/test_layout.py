@@ -16,7 +16,7 @@ ROOT = Path(confidante.__file__).parent
 
 # Lowest first. A unit may import only units of an earlier layer (or itself).
 LAYERS: list[set[str]] = [
-    {"_version", "errors"},
+    {"_version", "errors", "lazy_patterns"},
     {"model"},
     {"policy", "config"},
     {"privacy", "store"},

@@ -43,6 +43,7 @@ _MIGRATION_LOCK = 0x636F6E66  # "conf": serialises schema migrations across proc
 # Advisory lock classes (the two-int key space, apart from the bigint one above); the
 # second int is the schema's hash.
 _OPEN_LOCK = 0x636F706E  # "copn"
+_IDLE = 0  # psycopg.pq.TransactionStatus.IDLE: no transaction open on the connection
 _KEYS_LOCK = 0x636B6579  # "ckey"
 _ROTATION_LOCK = 0x63726F74  # "crot"
 
@@ -92,6 +93,18 @@ class PostgresStore(SqlStore):
     def _transaction(self) -> Iterator[None]:
         with self._conn.transaction():
             yield
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        with self._lock:
+            if self._conn.info.transaction_status == _IDLE:
+                yield  # autocommit: the one statement is its own transaction
+            else:
+                with self._transaction():
+                    yield
+
+    def _renewal_only(self) -> None:
+        self._conn.execute("SET LOCAL synchronous_commit TO OFF")
 
     def _lock_keys(self, *, exclusive: bool) -> None:
         fn = "pg_advisory_xact_lock" if exclusive else "pg_advisory_xact_lock_shared"

@@ -196,6 +196,14 @@ class SqlStore(Store):
             yield
 
     @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Around a read of one statement: a transaction where the engine needs one to read
+        (SQLite's, as before); on a server, where one statement is its own transaction, no
+        BEGIN and COMMIT of its own (two round trips saved), unless a transaction is open."""
+        with self.transaction():
+            yield
+
+    @contextmanager
     def key_change(self) -> Iterator[None]:
         with self.transaction():
             self._lock_keys(exclusive=True)
@@ -206,6 +214,10 @@ class SqlStore(Store):
         with self.transaction():
             self._lock_keys(exclusive=False)
             yield
+
+    def _renewal_only(self) -> None:
+        """Inside a transaction that only pushes expiries later: its commit need not wait for
+        the disk (a renewal lost in a crash leaves the earlier expiry, which was valid)."""
 
     def _lock_keys(self, *, exclusive: bool) -> None:
         """Keep key rotations out of (exclusive: in) this transaction. Nothing to do where
@@ -274,7 +286,7 @@ class SqlStore(Store):
 
     # -- meta -------------------------------------------------------------------------------
     def get_meta(self, key: str) -> bytes | None:
-        with self.transaction():
+        with self.reading():
             rows = self._q("SELECT value FROM meta WHERE key = ?", (key,))
         return bytes(rows[0][0]) if rows else None
 
@@ -303,7 +315,7 @@ class SqlStore(Store):
         return out
 
     def meta_keys(self, prefix: str) -> list[str]:
-        with self.transaction():
+        with self.reading():
             rows = self._q("SELECT key FROM meta ORDER BY key")
         return [k for (k,) in rows if k.startswith(prefix)]
 
@@ -330,7 +342,7 @@ class SqlStore(Store):
 
     def get_partitions(self, pids: Sequence[str]) -> list[PartitionRow]:
         out: list[PartitionRow] = []
-        with self.transaction():
+        with self.reading():
             for chunk in _chunks(list(pids)):
                 rows = self._q(
                     f"SELECT {_PARTITION_COLUMNS} FROM partitions WHERE id IN ({_marks(chunk)})",
@@ -538,6 +550,7 @@ class SqlStore(Store):
 
     def touch_facts(self, ids: Sequence[str], expires_at: int) -> None:
         with self.transaction():
+            self._renewal_only()
             for chunk in _chunks(list(ids)):
                 self._q(
                     f"UPDATE memory_facts SET expires_at = ? WHERE id IN ({_marks(chunk)}) "
@@ -546,12 +559,12 @@ class SqlStore(Store):
                 )
 
     def get_fact(self, fid: str) -> FactRow | None:
-        with self.transaction():
+        with self.reading():
             rows = self._q(f"SELECT {_FACT_COLUMNS} FROM memory_facts WHERE id = ?", (fid,))
         return _fact(rows[0]) if rows else None
 
     def get_facts(self, ids: Sequence[str]) -> list[FactRow]:
-        with self.transaction():
+        with self.reading():
             rows = [
                 r
                 for chunk in _chunks(list(ids))
@@ -565,7 +578,7 @@ class SqlStore(Store):
     def facts_with_id_prefix(self, prefix: str, limit: int) -> list[FactRow]:
         if not prefix or any(c not in "0123456789abcdef" for c in prefix):
             return []  # ids are hex; anything else could smuggle LIKE wildcards
-        with self.transaction():
+        with self.reading():
             # the range lets the primary-key index answer; LIKE keeps it exact in any collation
             rows = self._q(
                 f"SELECT {_FACT_COLUMNS} FROM memory_facts WHERE id >= ? AND id < ? "
@@ -575,7 +588,7 @@ class SqlStore(Store):
         return [_fact(r) for r in rows]
 
     def facts_in(self, pid: str) -> list[FactRow]:
-        with self.transaction():
+        with self.reading():
             rows = self._q(
                 f"SELECT {_FACT_COLUMNS} FROM memory_facts WHERE partition_id = ? "
                 "ORDER BY created_at, id",
@@ -595,7 +608,7 @@ class SqlStore(Store):
 
     def facts_with_text_keys(self, pid: str, keys: Sequence[str]) -> list[FactRow]:
         out: list[FactRow] = []
-        with self.transaction():
+        with self.reading():
             for chunk in _chunks(sorted(set(keys))):
                 rows = self._q(
                     f"SELECT {_FACT_COLUMNS} FROM memory_facts WHERE partition_id = ? "
@@ -685,7 +698,7 @@ class SqlStore(Store):
             return int(self._q("SELECT COUNT(*) FROM memory_archive")[0][0])
 
     def archived_in(self, pid: str) -> list[FactRow]:
-        with self.transaction():
+        with self.reading():
             rows = self._q(
                 f"SELECT {_FACT_COLUMNS} FROM memory_archive WHERE partition_id = ?", (pid,)
             )
@@ -768,7 +781,7 @@ class SqlStore(Store):
             )
 
     def skill_stats(self) -> list[SkillStat]:
-        with self.transaction():
+        with self.reading():
             rows = self._q(
                 "SELECT skill, calls, successes, last_used FROM skill_stats ORDER BY skill"
             )
