@@ -302,6 +302,17 @@ def test_postgres_erasure_ends_in_key_destruction(
     clock = Clock(datetime.now(UTC))
     s = Settings(key_file=key_file, archive_grace_days=1)
     m = Memory.open(pg_url, owner_ids=[OWNER], settings=s, clock=clock)
+    # A copy taken before any vacuum: autovacuum (on its own schedule, sooner on a busy
+    # cluster) would compact the old tuples away and leave this test proving nothing.
+    for (table,) in pg_admin.execute(
+        "SELECT relname FROM pg_class WHERE relnamespace = %s::regnamespace AND relkind = 'r'",
+        (schema,),
+    ).fetchall():
+        pg_admin.execute(
+            psycopg.sql.SQL(
+                "ALTER TABLE {} SET (autovacuum_enabled = false, toast.autovacuum_enabled = false)"
+            ).format(psycopg.sql.Identifier(schema, table))
+        )
     try:
         m.remember_many(Context.dm(ALICE), [f"alice note {i}" for i in range(20)])
         forgotten = m.remember(Context.dm(ALICE), SECRET)
