@@ -173,13 +173,15 @@ class Engine(Reads, Writes, People):
             self._use_owners(ids, "database")
         return ids
 
-    def viewer(self, ctx: Context, query: str = "") -> Viewer:
+    def viewer(
+        self, ctx: Context, query: str = "", *, spaces: dict[str, str] | None = None
+    ) -> Viewer:
         """The context as the read rule sees it: with the shared spaces open to it and, for
         a query, the people it names (by id, mention, or a display name in the directory
         this context may read). Display names the context carries are noted first."""
         if not isinstance(ctx, Context):
             raise InvalidContext("a Context is required (use Context.dm(...), Context.guild(...))")
-        spaces = self.spaces_open(ctx).values()
+        spaces = (self.spaces_open(ctx) if spaces is None else spaces).values()
         if ctx.names:
             self._note_names(ctx)
         v = policy.viewer(ctx, self.owners, self.keys.key, query=query, spaces=spaces)

@@ -125,9 +125,12 @@ class Writes(State):
             or not (0 <= embed_context <= 10)
         ):
             raise InvalidInput("embed_context must be an integer between 0 and 10")
-        self.viewer(ctx)
+        if not isinstance(ctx, Context):
+            raise InvalidContext("a Context is required (use Context.dm(...), Context.guild(...))")
+        open_spaces = self.spaces_open(ctx)  # read once: the registry is read per operation
+        self.viewer(ctx, spaces=open_spaces)
         try:
-            target = policy.resolve_write(ctx, self.owners, namespace, self.spaces_open(ctx))
+            target = policy.resolve_write(ctx, self.owners, namespace, open_spaces)
         except AccessDenied as e:
             self.deny(ctx, e.code, e.scope)
             raise
@@ -256,11 +259,14 @@ class Writes(State):
             (expired if expiries[i] <= now else rows).append(item)
             facts.append(fact)
         grace = to_ms(now + timedelta(days=self.settings.archive_grace_days))
-        for _ in range(WRITE_RETRIES):
+        for attempt in range(WRITE_RETRIES):
             # The key is checked again inside the insert's transaction: if a forget destroyed
             # it (or a re-key replaced it) since it was read, nothing is written under it and
             # the batch is sealed again under the partition's key as it is now.
-            wrapped, now_dk = self._partition_key(ref)
+            if attempt:
+                wrapped, now_dk = self._partition_key(ref)
+            else:
+                now_dk = dk  # as read above: the insert's check says whether it still is
             if now_dk != dk:  # re-keyed meanwhile: the text keys follow the data key
                 dk = now_dk
                 rows = [
