@@ -20,38 +20,15 @@ class _OnUse:
         self.pattern = pattern
         self._flags = flags
 
-    def _compiled(self) -> re.Pattern[str]:
+    def __getattr__(self, name: str) -> Any:
+        """Only what this object lacks: on first use, compile, keep the compiled pattern's
+        methods as this object's own (so they are found directly from then on), answer."""
+        if name.startswith("_"):  # never compile for copy, pickle or a missing slot
+            raise AttributeError(name)
         compiled = re.compile(self.pattern, self._flags)
-        for name in _METHODS:  # instance attributes: found before the methods below
-            setattr(self, name, getattr(compiled, name))
-        return compiled
-
-    def search(self, *args: Any) -> Any:
-        return self._compiled().search(*args)
-
-    def match(self, *args: Any) -> Any:
-        return self._compiled().match(*args)
-
-    def fullmatch(self, *args: Any) -> Any:
-        return self._compiled().fullmatch(*args)
-
-    def finditer(self, *args: Any) -> Any:
-        return self._compiled().finditer(*args)
-
-    def findall(self, *args: Any) -> Any:
-        return self._compiled().findall(*args)
-
-    def sub(self, *args: Any, **kwargs: Any) -> Any:
-        return self._compiled().sub(*args, **kwargs)
-
-    def subn(self, *args: Any, **kwargs: Any) -> Any:
-        return self._compiled().subn(*args, **kwargs)
-
-    def split(self, *args: Any, **kwargs: Any) -> Any:
-        return self._compiled().split(*args, **kwargs)
-
-    def __getattr__(self, name: str) -> Any:  # flags, groups, groupindex
-        return getattr(self._compiled(), name)
+        for method in _METHODS:
+            setattr(self, method, getattr(compiled, method))
+        return getattr(compiled, name)
 
 
 def compile_on_use(pattern: str, flags: int = 0) -> re.Pattern[str]:

@@ -17,7 +17,6 @@ from .. import policy
 from ..config import SCOPE_LIFETIMES, Settings, load_settings
 from ..errors import (
     AccessDenied,
-    InvalidContext,
     InvalidInput,
 )
 from ..model import Context, Scope, normalize_actor
@@ -37,6 +36,7 @@ from .parts import (
     EPOCH,
     OWNERS_META,
     Clock,
+    _check_context,
     _check_count,
     _check_label_text,
     _day,
@@ -179,8 +179,7 @@ class Engine(Reads, Writes, People):
         """The context as the read rule sees it: with the shared spaces open to it and, for
         a query, the people it names (by id, mention, or a display name in the directory
         this context may read). Display names the context carries are noted first."""
-        if not isinstance(ctx, Context):
-            raise InvalidContext("a Context is required (use Context.dm(...), Context.guild(...))")
+        _check_context(ctx)
         spaces = (self.spaces_open(ctx) if spaces is None else spaces).values()
         if ctx.names:
             self._note_names(ctx)

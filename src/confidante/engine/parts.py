@@ -15,9 +15,10 @@ from ..config import MAX_TTL_DAYS, Settings
 from ..errors import (
     EmptyText,
     IntegrityError,
+    InvalidContext,
     InvalidInput,
 )
-from ..model import Fact, OriginKind
+from ..model import Context, Fact, OriginKind
 from ..policy import PartitionRef, Viewer
 from ..recall.index import IndexedFact
 from ..recall.ranking import BM25, Candidates, Ranker
@@ -115,20 +116,22 @@ def _indexed(opened: Opened, row: FactRow) -> IndexedFact:
     )
 
 
+def _seal(dk: bytes, row: FactRow, o: Opened) -> FactRow:
+    """`row` with the opened fact sealed under `dk`, everything it carries included."""
+    return seal_fact(
+        dk,
+        row,
+        o.fact,
+        o.vector,
+        embedder=o.embedder,
+        context=o.context,
+        dependents=o.dependents,
+        history=o.history,
+    )
+
+
 def _seal_all(dk: bytes, items: Sequence[tuple[FactRow, Opened]]) -> list[FactRow]:
-    return [
-        seal_fact(
-            dk,
-            r,
-            o.fact,
-            o.vector,
-            embedder=o.embedder,
-            context=o.context,
-            dependents=o.dependents,
-            history=o.history,
-        )
-        for r, o in items
-    ]
+    return [_seal(dk, r, o) for r, o in items]
 
 
 def _quiet(fn: Callable[[FactRow], Opened | None], row: FactRow) -> Opened | None:
@@ -202,6 +205,11 @@ _BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 
 def _blank(c: str) -> bool:
     return c.isspace() or c in _BLANK_LETTERS or unicodedata.category(c) in ("Cf", "Cc")
+
+
+def _check_context(ctx: object) -> None:
+    if not isinstance(ctx, Context):
+        raise InvalidContext("a Context is required (use Context.dm(...), Context.guild(...))")
 
 
 def _check_text(text: object) -> str:

@@ -26,16 +26,18 @@ from ..store import FactRow
 from ..vault.crypto import (
     text_key,
 )
-from ..vault.records import Opened, from_ms, scope_of, seal_fact, to_ms
+from ..vault.records import Opened, from_ms, scope_of, to_ms
 from .parts import (
     EPOCH,
     HISTORY_KEPT,
     WRITE_RETRIES,
+    _check_context,
     _check_meta,
     _check_text,
     _check_ttl,
     _per_text,
     _quiet,
+    _seal,
     _seal_all,
     _shown,
     same_sentence,
@@ -125,8 +127,7 @@ class Writes(State):
             or not (0 <= embed_context <= 10)
         ):
             raise InvalidInput("embed_context must be an integer between 0 and 10")
-        if not isinstance(ctx, Context):
-            raise InvalidContext("a Context is required (use Context.dm(...), Context.guild(...))")
+        _check_context(ctx)
         open_spaces = self.spaces_open(ctx)  # read once: the registry is read per operation
         self.viewer(ctx, spaces=open_spaces)
         try:
@@ -521,18 +522,7 @@ class Writes(State):
                 if found is None:
                     raise NotFound("no such fact")
                 keys[row.partition_id] = found[0]
-                rows.append(
-                    seal_fact(
-                        found[1],
-                        row,
-                        o.fact,
-                        o.vector,
-                        embedder=o.embedder,
-                        context=o.context,
-                        dependents=o.dependents,
-                        history=o.history,
-                    )
-                )
+                rows.append(_seal(found[1], row, o))
             try:
                 self.store.update_facts(rows, keys)
             except ConcurrentChange:

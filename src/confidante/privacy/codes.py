@@ -23,7 +23,7 @@ from collections.abc import Iterator
 
 from ..lazy_patterns import compile_on_use
 from . import spelled
-from ._text import NOT_A_VALUE, enough_digits, substring_test, trim_value
+from ._text import NOT_A_VALUE, enough_digits, has_digit, substring_test, trim_value
 from .credentials import in_general
 from .findings import Finding
 from .values import generated_looking, strongly_generated
@@ -149,13 +149,11 @@ _NOT_PHRASE_START = frozenset(
     dans sur el los las uno una mi muy demasiado no siempre en der die das ein eine mein zu
     sehr nicht immer noch auch im""".split()
 )
-_NETWORK_WORDS = ("wi", "wlan", "w-lan", "router", "box")
-_ACCOUNT_WORDS = ("usuario", "user", "nutzer", "identifiant", "login", "utilisateur", "id ", "id:")
-_POINTERS = ("<-", "<=", "\u2190", "<<")
-
-
-def _any_in(low: str, words: tuple[str, ...]) -> bool:
-    return any(w in low for w in words)
+_NETWORK_TEST = substring_test(("wi", "wlan", "w-lan", "router", "box"))
+_ACCOUNT_TEST = substring_test(
+    ("usuario", "user", "nutzer", "identifiant", "login", "utilisateur", "id ", "id:")
+)
+_POINTER_TEST = substring_test(("<-", "<=", "\u2190", "<<"))
 
 
 def find(text: str) -> Iterator[Finding]:
@@ -169,12 +167,12 @@ def find(text: str) -> Iterator[Finding]:
     ) and _LOCK_TEST.search(low):
         yield from _codes(text)
     # each form below has a word or a sign of its own, looked for first (a substring test)
-    if _any_in(low, _NETWORK_WORDS):
+    if _NETWORK_TEST.search(low):
         for m in _NETWORK_KEY.finditer(text):
             value = m.group("v")
             if strongly_generated(value.split()[0]) or sum(c.isdigit() for c in value) >= 10:
                 yield Finding(CATEGORY, m.start("v"), trim_value(text, m.start("v"), m.end("v")))
-    if _any_in(low, _ACCOUNT_WORDS):
+    if _ACCOUNT_TEST.search(low):
         for m in _ACCOUNT_THEN_SECRET.finditer(text):
             value = m.group("v")
             if value.lower() not in NOT_A_VALUE and (
@@ -186,13 +184,11 @@ def find(text: str) -> Iterator[Finding]:
             group = next(g for g in ("q1", "q2", "v") if m.group(g) is not None)
             if group != "v" or generated_looking(m.group("v")):
                 yield Finding(CATEGORY, m.start(group), m.end(group))
-    if _any_in(text, _POINTERS):
+    if _POINTER_TEST.search(text):
         for m in _POINTED.finditer(text):
             group = "v" if m.group("v") is not None else "vz"
             value = m.group(group)
-            if generated_looking(value) or (
-                any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
-            ):
+            if generated_looking(value) or (has_digit(value) and any(c.isalpha() for c in value)):
                 yield Finding(CATEGORY, m.start(group), m.end(group))
     if "phrase" in low or "passsatz" in low:
         for m in _PASSPHRASE.finditer(text):
